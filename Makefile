@@ -1,0 +1,33 @@
+# mcpwasm build and test entry points. `make test` is what CI runs.
+GO ?= go
+
+.PHONY: test toolchains wasm fixtures plugins check-builtin vet run bench
+
+## test: install missing toolchains, build every plugin and fixture from source, vet, test
+test: toolchains wasm vet
+	$(GO) test -count=1 ./...
+
+toolchains:
+	./scripts/install-toolchains.sh
+
+## wasm: build test fixtures and plugins from source, and check the embedded ones match
+wasm: fixtures plugins check-builtin
+
+fixtures:
+	./testdata/build.sh
+
+plugins:
+	./scripts/build-plugins.sh
+
+check-builtin:
+	./scripts/build-plugins.sh --check-builtin
+
+vet:
+	$(GO) vet ./...
+
+## run: serve the built-in example plugins over stdio
+run:
+	$(GO) run ./cmd/mcpwasm serve
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./host/...

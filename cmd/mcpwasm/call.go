@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+
+	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/registry"
+)
+
+func newRuntime(cacheDir string, logger *slog.Logger) (*plugin.Runtime, error) {
+	return plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: cacheDir, Logger: logger, Allocator: newAllocator()})
+}
+
+// loadOne loads a single plugin file with its tools unprefixed.
+func loadOne(ctx context.Context, path string, lf *limitFlags, logger *slog.Logger) (*plugin.Runtime, *registry.Registry, *plugin.Plugin, error) {
+	base, err := lf.defaults(&config.Config{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	base.Name, base.Source, base.Wasm = nameFromFile(path), path, data
+	rt, err := newRuntime(lf.cacheDir, logger)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	p, err := rt.Load(ctx, base)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	reg := registry.New()
+	if _, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: true}); err != nil {
+		p.Close(ctx)
+		return nil, nil, nil, err
+	}
+	return rt, reg, p, nil
+}
+
+func cmdCall(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("call", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var lf limitFlags
+	lf.register(fs)
+	logLevel := fs.String("log-level", "warn", "stderr log level (debug shows guest stdout/stderr)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: mcpwasm call [flags] PLUGIN.wasm TOOL [JSON-ARGUMENTS]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() < 2 || fs.NArg() > 3 {
+		fs.Usage()
+		return 2
+	}
+	argsJSON := "{}"
+	if fs.NArg() == 3 {
+		argsJSON = fs.Arg(2)
+	}
+	if !json.Valid([]byte(argsJSON)) {
+		fmt.Fprintf(stderr, "mcpwasm call: the arguments are not valid JSON: %s\n", argsJSON)
+		return 2
+	}
+	ctx := context.Background()
+	rt, reg, _, err := loadOne(ctx, fs.Arg(0), &lf, newLogger(stderr, *logLevel))
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm call:", err)
+		return 2
+	}
+	defer rt.Close(ctx)
+	defer reg.Close(ctx)
+	tool, ok := reg.Lookup(fs.Arg(1))
+	if !ok {
+		var names []string
+		for _, t := range reg.Tools() {
+			names = append(names, t.Def.Name)
+		}
+		fmt.Fprintf(stderr, "mcpwasm call: no tool %q in %s (it has: %s)\n", fs.Arg(1), fs.Arg(0), strings.Join(names, ", "))
+		return 2
+	}
+	res := tool.Call(ctx, registry.CallRequest{Arguments: json.RawMessage(argsJSON)})
+	out, _ := json.MarshalIndent(res, "", "  ")
+	fmt.Fprintln(stdout, string(out))
+	if res.IsError {
+		return 1
+	}
+	return 0
+}
+
+func cmdInspect(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var lf limitFlags
+	lf.register(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprintln(stderr, "usage: mcpwasm inspect [--json] PLUGIN.wasm")
+		return 2
+	}
+	ctx := context.Background()
+	rt, reg, p, err := loadOne(ctx, fs.Arg(0), &lf, newLogger(stderr, "warn"))
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm inspect:", err)
+		return 2
+	}
+	defer rt.Close(ctx)
+	defer reg.Close(ctx)
+	type imp struct{ Module, Name, Kind string }
+	report := struct {
+		Plugin     string   `json:"plugin"`
+		Size       int      `json:"size_bytes"`
+		ABIVersion int      `json:"abi_version"`
+		Imports    []imp    `json:"imports"`
+		Exports    []string `json:"exports"`
+		Tools      []any    `json:"tools"`
+	}{Plugin: p.Name(), Size: len(p.Config().Wasm), ABIVersion: p.ABIVersion}
+	for _, i := range p.Module.Imports {
+		report.Imports = append(report.Imports, imp{i.Module, i.Name, i.Kind.String()})
+	}
+	for _, e := range p.Module.Exports {
+		report.Exports = append(report.Exports, e.Name)
+	}
+	for _, t := range reg.Tools() {
+		report.Tools = append(report.Tools, t.Def)
+	}
+	if *asJSON {
+		out, _ := json.MarshalIndent(report, "", "  ")
+		fmt.Fprintln(stdout, string(out))
+		return 0
+	}
+	fmt.Fprintf(stdout, "plugin   %s (%d bytes), ABI v%d\n", report.Plugin, report.Size, report.ABIVersion)
+	fmt.Fprintln(stdout, "imports")
+	for _, i := range report.Imports {
+		fmt.Fprintf(stdout, "  %s.%s (%s)\n", i.Module, i.Name, i.Kind)
+	}
+	fmt.Fprintf(stdout, "exports  %s\n", strings.Join(report.Exports, ", "))
+	fmt.Fprintln(stdout, "tools")
+	for _, t := range reg.Tools() {
+		schema, _ := json.Marshal(t.Def.InputSchema)
+		fmt.Fprintf(stdout, "  %s — %s\n    input: %s\n", t.Def.Name, t.Def.Description, schema)
+	}
+	return 0
+}

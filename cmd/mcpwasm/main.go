@@ -1,0 +1,57 @@
+// Command mcpwasm serves WebAssembly plugins as MCP tools, each call in a
+// fresh sandbox.
+//
+//	mcpwasm serve   [flags] [PLUGIN.wasm | DIR]...   serve over stdio (default) or --http
+//	mcpwasm call    [flags] PLUGIN.wasm TOOL [JSON]  run one tool, print the result
+//	mcpwasm inspect [--json] PLUGIN.wasm             show a plugin's imports, exports and tools
+//
+// This package holds flags and wiring only; the work is in host/.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `mcpwasm — MCP tools as sandboxed WebAssembly plugins
+
+Usage:
+  mcpwasm serve   [flags] [PLUGIN.wasm | DIR]...   serve plugins (stdio by default, --http ADDR for Streamable HTTP)
+  mcpwasm call    [flags] PLUGIN.wasm TOOL [JSON]  call one tool without an MCP client; exit 1 on isError
+  mcpwasm inspect [--json] PLUGIN.wasm             show imports, exports, ABI version and tools
+  mcpwasm version
+
+With no plugins and no --config, serve runs the built-in example plugins.
+Run "mcpwasm <command> -h" for a command's flags.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		return cmdServe(args[1:], stderr)
+	case "call":
+		return cmdCall(args[1:], stdout, stderr)
+	case "inspect":
+		return cmdInspect(args[1:], stdout, stderr)
+	case "version", "--version", "-v":
+		fmt.Fprintln(stdout, "mcpwasm", version)
+		return 0
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	fmt.Fprintf(stderr, "mcpwasm: unknown command %q\n\n%s", args[0], usage)
+	return 2
+}

@@ -1,0 +1,186 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpwasm-bin")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "mcpwasm")
+	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		panic("go build: " + err.Error() + "\n" + string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func fixture(t *testing.T, name string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	p := filepath.Join(filepath.Dir(file), "..", "..", "testdata", "wasm", name+".wasm")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("fixture %s is not built (%v): run testdata/build.sh, or make test", name, err)
+	}
+	return p
+}
+
+// stdioClient starts the real binary and connects go-sdk's client over stdio.
+func stdioClient(t *testing.T, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir()}, args...)...)
+	stderr := &bytes.Buffer{}
+	cmd.Stderr = stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, stderr
+}
+
+func TestStdioServe(t *testing.T) {
+	cs, stderr := stdioClient(t, fixture(t, "echo"), fixture(t, "stdout_flood"), fixture(t, "spin"), "--timeout", "300ms")
+	ctx := context.Background()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range lt.Tools {
+		names = append(names, tool.Name)
+	}
+	if strings.Join(names, ",") != "echo_echo,spin_spin,stdout_flood_stdout_flood" {
+		t.Fatalf("tools = %v", names)
+	}
+	// A guest flooding its stdout must not reach the JSON-RPC stream: the
+	// call and every later call still parse.
+	for _, name := range []string{"stdout_flood_stdout_flood", "echo_echo", "spin_spin", "echo_echo"} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{"a": 1}})
+		if err != nil {
+			t.Fatalf("%s: %v\nstderr:\n%s", name, err, stderr)
+		}
+		if want := name == "spin_spin"; res.IsError != want {
+			t.Fatalf("%s: isError = %v, meta %v", name, res.IsError, res.Meta)
+		}
+	}
+}
+
+// TestStdinCloseExits checks the server ends promptly when its client goes.
+func TestStdinCloseExits(t *testing.T) {
+	cmd := exec.Command(binary, "serve", "--cache-dir", t.TempDir(), fixture(t, "echo"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("server still running 20s after stdin closed")
+	}
+}
+
+func runCLI(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := exec.Command(binary, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func TestCallCommand(t *testing.T) {
+	out, errs, code := runCLI(t, "call", "--cache-dir", "off", fixture(t, "echo"), "echo", `{"text":"hi"}`)
+	if code != 0 || !strings.Contains(out, `"hi"`) {
+		t.Fatalf("call echo: code %d\n%s\n%s", code, out, errs)
+	}
+	out, _, code = runCLI(t, "call", "--cache-dir", "off", fixture(t, "guest_error"), "guest_error")
+	if code != 1 || !strings.Contains(out, "boom from guest") || !strings.Contains(out, `"isError": true`) {
+		t.Fatalf("call guest_error: code %d\n%s", code, out)
+	}
+	_, errs, code = runCLI(t, "call", "--cache-dir", "off", fixture(t, "echo"), "nope")
+	if code != 2 || !strings.Contains(errs, `no tool "nope"`) || !strings.Contains(errs, "echo") {
+		t.Fatalf("unknown tool: code %d, %s", code, errs)
+	}
+}
+
+func TestInspectCommand(t *testing.T) {
+	out, errs, code := runCLI(t, "inspect", "--cache-dir", "off", fixture(t, "echo"))
+	if code != 0 || !strings.Contains(out, "ABI v1") || !strings.Contains(out, "extism:host/env") || !strings.Contains(out, "echo") {
+		t.Fatalf("inspect: code %d\n%s\n%s", code, out, errs)
+	}
+}
+
+func TestLoadErrorsNameThePlugin(t *testing.T) {
+	for _, c := range []struct{ fixture, want string }{
+		{"bad_import", `"env"`},
+		{"imported_memory", "memory"},
+		{"abi_v2", "ABI v2"},
+		{"bad_tools", "bad name!"},
+	} {
+		_, errs, code := runCLI(t, "inspect", "--cache-dir", "off", fixture(t, c.fixture))
+		if code == 0 || !strings.Contains(errs, c.fixture) || !strings.Contains(errs, c.want) {
+			t.Errorf("%s: code %d, stderr %q; want the plugin named and %q", c.fixture, code, errs, c.want)
+		}
+	}
+}
+
+func TestConfigUnknownKey(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	os.WriteFile(cfg, []byte("[server]\nname = \"x\"\n\n[defaults]\ntimeout = \"1s\"\ntimeuot = \"2s\"\n"), 0o644)
+	_, errs, code := runCLI(t, "serve", "--config", cfg)
+	if code != 2 || !strings.Contains(errs, "line 6") || !strings.Contains(errs, "defaults.timeuot") {
+		t.Fatalf("code %d, stderr %q", code, errs)
+	}
+}
+
+func TestSHA256Pin(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	os.WriteFile(cfg, []byte("[[plugin]]\npath = \""+fixture(t, "echo")+"\"\nsha256 = \""+strings.Repeat("ab", 32)+"\"\n"), 0o644)
+	cmd := exec.Command(binary, "serve", "--config", cfg, "--cache-dir", "off")
+	stdin, _ := cmd.StdinPipe()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Start()
+	time.Sleep(2 * time.Second)
+	stdin.Close()
+	cmd.Wait()
+	if !strings.Contains(stderr.String(), "sha256 mismatch") || !strings.Contains(stderr.String(), "echo") {
+		t.Fatalf("stderr: %s", stderr.String())
+	}
+}

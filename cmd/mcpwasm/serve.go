@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server"
+)
+
+type stringList []string
+
+func (s *stringList) String() string     { return fmt.Sprint(*s) }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func cmdServe(args []string, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		lf        limitFlags
+		cfgPath   = fs.String("config", "", "TOML config file")
+		httpAddr  = fs.String("http", "", "serve Streamable HTTP on ADDR (host defaults to 127.0.0.1) at /mcp, instead of stdio")
+		stateless = fs.Bool("stateless", false, "stateless HTTP: serves 2026-07-28 clients; no server-to-client requests")
+		logLevel  = fs.String("log-level", "info", "stderr log level: debug, info, warn, error")
+		roots     stringList
+	)
+	lf.register(fs)
+	fs.Var(&roots, "root", "grant plugins read-only access to DIR (repeatable; enforced by the filesystem sandbox)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: mcpwasm serve [flags] [PLUGIN.wasm | DIR]...")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	logger := newLogger(stderr, *logLevel)
+	cfg := &config.Config{}
+	if *cfgPath != "" {
+		c, err := config.Load(*cfgPath)
+		if err != nil {
+			fmt.Fprintln(stderr, "mcpwasm:", err)
+			return 2
+		}
+		cfg = c
+	}
+	if *httpAddr == "" {
+		*httpAddr = cfg.Server.HTTP
+	}
+	*stateless = *stateless || cfg.Server.Stateless
+	if lf.cacheDir == "" {
+		lf.cacheDir = cfg.Server.CacheDir
+	}
+	if len(roots) > 0 || len(cfg.Server.Roots) > 0 {
+		logger.Warn("filesystem roots are not mounted yet in this version: plugins see no filesystem", "roots", append(roots, cfg.Server.Roots...))
+	}
+	base, err := lf.defaults(cfg)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 2
+	}
+	specs, err := collect(fs.Args(), cfg, base)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 2
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rt, err := newRuntime(lf.cacheDir, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 1
+	}
+	reg := registry.New()
+	name := cfg.Server.Name
+	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger})
+
+	// Plugins load in the background: the handshake is answered at once, and
+	// tool requests wait until the first load finishes.
+	go func() {
+		loadAll(ctx, rt, reg, srv, specs, logger)
+		srv.Ready()
+	}()
+
+	// A signal stops new work; in-flight calls may finish within their time
+	// limit before the transport closes.
+	drainFor := plugin.DefaultTimeout
+	for _, s := range specs {
+		drainFor = max(drainFor, s.cfg.Timeout)
+	}
+	runCtx, cancelRun := context.WithCancel(context.Background())
+	defer cancelRun()
+	go func() {
+		<-ctx.Done()
+		logger.Info("shutting down: waiting for in-flight calls")
+		drainCtx, cancel := context.WithTimeout(context.Background(), drainFor+time.Second)
+		srv.Drain(drainCtx)
+		cancel()
+		cancelRun()
+	}()
+	if *httpAddr != "" {
+		err = serveHTTP(runCtx, srv, *httpAddr, *stateless, logger)
+	} else {
+		logger.Info("serving MCP over stdio", "plugins", len(specs))
+		err = srv.ServeStdio(runCtx)
+	}
+	reg.Close(context.Background())
+	rt.Close(context.Background())
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 1
+	}
+	return 0
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+}
+
+// loadAll compiles plugins in parallel and publishes each one's tools as it
+// is ready. A plugin that fails is reported and skipped; the rest serve.
+func loadAll(ctx context.Context, rt *plugin.Runtime, reg *registry.Registry, srv *server.Server, specs []spec, logger *slog.Logger) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for _, s := range specs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			start := time.Now()
+			p, err := rt.Load(ctx, s.cfg)
+			if err != nil {
+				logger.Error("plugin not loaded", "err", err)
+				return
+			}
+			tools, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: s.unprefixed})
+			if err != nil {
+				logger.Error("plugin not loaded", "source", s.cfg.Source, "err", err)
+				p.Close(ctx)
+				return
+			}
+			srv.AddTools(tools)
+			logger.Info("plugin loaded", "plugin", p.Name(), "source", s.cfg.Source, "tools", len(tools),
+				"took", time.Since(start).Round(time.Millisecond))
+		}()
+	}
+	wg.Wait()
+}
+
+func serveHTTP(ctx context.Context, srv *server.Server, addr string, stateless bool, logger *slog.Logger) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http %q: %v (use HOST:PORT or :PORT)", addr, err)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return err
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv.HTTPHandler(server.HTTPOptions{Stateless: stateless}))
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	logger.Info("serving MCP over Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "stateless", stateless)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return nil
+}

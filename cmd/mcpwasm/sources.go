@@ -1,0 +1,159 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/plugins/builtin"
+)
+
+// limitFlags are the per-plugin defaults every command accepts.
+type limitFlags struct {
+	timeout     time.Duration
+	memory      string
+	maxOutput   string
+	concurrency int
+	cacheDir    string
+}
+
+func (l *limitFlags) register(fs *flag.FlagSet) {
+	fs.DurationVar(&l.timeout, "timeout", 0, "per-call time limit (default 5s, or [defaults] timeout)")
+	fs.StringVar(&l.memory, "memory", "", "per-plugin memory limit, e.g. 64MiB (default 64MiB)")
+	fs.StringVar(&l.maxOutput, "max-output", "", "largest tool output accepted, e.g. 4MiB (default 4MiB)")
+	fs.IntVar(&l.concurrency, "concurrency", 0, "calls of one plugin running at once (default 8)")
+	fs.StringVar(&l.cacheDir, "cache-dir", "", `compiled-code cache folder ("off" to disable; default `+plugin.DefaultCacheDir()+`)`)
+}
+
+// spec is one plugin to load and how to expose it.
+type spec struct {
+	cfg        plugin.Config
+	unprefixed bool
+}
+
+// defaults merges flags over the config file's [defaults]; flags win.
+func (l *limitFlags) defaults(c *config.Config) (plugin.Config, error) {
+	d := plugin.Config{Timeout: c.Defaults.Timeout.Duration, MemoryLimit: c.Defaults.Memory.Bytes,
+		MaxOutput: int(c.Defaults.MaxOutput.Bytes), Concurrency: c.Defaults.Concurrency}
+	if l.timeout > 0 {
+		d.Timeout = l.timeout
+	}
+	if l.memory != "" {
+		n, err := config.ParseSize(l.memory)
+		if err != nil {
+			return d, fmt.Errorf("--memory: %w", err)
+		}
+		d.MemoryLimit = n
+	}
+	if l.maxOutput != "" {
+		n, err := config.ParseSize(l.maxOutput)
+		if err != nil {
+			return d, fmt.Errorf("--max-output: %w", err)
+		}
+		d.MaxOutput = int(n)
+	}
+	if l.concurrency > 0 {
+		d.Concurrency = l.concurrency
+	}
+	return d, nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// nameFromFile derives a plugin name from its file name: "text-kit.wasm" →
+// "text-kit"; characters clients reject become "_".
+func nameFromFile(path string) string {
+	n := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return unsafeName.ReplaceAllString(n, "_")
+}
+
+// collect resolves positional arguments (files or folders of .wasm files)
+// and the config's [[plugin]] tables into plugin specs. With neither, it
+// returns the built-in plugins.
+func collect(args []string, c *config.Config, base plugin.Config) ([]spec, error) {
+	var specs []spec
+	for _, p := range c.Plugins {
+		path := p.Path
+		if !filepath.IsAbs(path) && c.File != "" {
+			path = filepath.Join(filepath.Dir(c.File), path)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+		}
+		cfg := base
+		cfg.Name, cfg.Source, cfg.Wasm, cfg.SHA256, cfg.GuestConfig = p.Name, path, data, p.SHA256, p.Config
+		if cfg.Name == "" {
+			cfg.Name = nameFromFile(path)
+		}
+		if p.Timeout.Duration > 0 {
+			cfg.Timeout = p.Timeout.Duration
+		}
+		if p.Memory.Bytes > 0 {
+			cfg.MemoryLimit = p.Memory.Bytes
+		}
+		if p.MaxOutput.Bytes > 0 {
+			cfg.MaxOutput = int(p.MaxOutput.Bytes)
+		}
+		if p.Concurrency > 0 {
+			cfg.Concurrency = p.Concurrency
+		}
+		specs = append(specs, spec{cfg: cfg, unprefixed: p.Prefix != nil && !*p.Prefix})
+	}
+	for _, a := range args {
+		files, err := wasmFiles(a)
+		if err != nil {
+			return nil, err
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				return nil, err
+			}
+			cfg := base
+			cfg.Name, cfg.Source, cfg.Wasm = nameFromFile(f), f, data
+			specs = append(specs, spec{cfg: cfg})
+		}
+	}
+	if len(c.Plugins) == 0 && len(args) == 0 {
+		for _, b := range builtin.Plugins() {
+			cfg := base
+			cfg.Name, cfg.Source, cfg.Wasm = b.Name, "built-in "+b.File, b.Wasm
+			specs = append(specs, spec{cfg: cfg})
+		}
+	}
+	return specs, nil
+}
+
+// wasmFiles expands a path: a file is itself, a folder is its *.wasm files.
+func wasmFiles(path string) ([]string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return []string{path}, nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".wasm") {
+			out = append(out, filepath.Join(path, e.Name()))
+		}
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no .wasm files in this folder", path)
+	}
+	return out, nil
+}

@@ -1,0 +1,191 @@
+// Package config reads mcpwasm's TOML configuration: strictly (an unknown key
+// is an error naming the key and its line), with defaults for everything.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the whole configuration file.
+type Config struct {
+	Server   Server   `toml:"server"`
+	Defaults Defaults `toml:"defaults"`
+	Plugins  []Plugin `toml:"plugin"`
+	// File is the path the config was read from, for messages.
+	File string `toml:"-"`
+}
+
+// Server holds the [server] table.
+type Server struct {
+	// Name is the server name reported to clients.
+	Name string `toml:"name"`
+	// HTTP, if set, serves Streamable HTTP on this address instead of stdio.
+	HTTP string `toml:"http"`
+	// Stateless selects stateless HTTP (required by 2026-07-28 clients).
+	Stateless bool `toml:"stateless"`
+	// CacheDir holds compiled plugins; "off" disables the disk cache.
+	CacheDir string `toml:"cache_dir"`
+	// Roots are folders granted read-only to every plugin (see --root).
+	Roots []string `toml:"roots"`
+}
+
+// Defaults holds the [defaults] table: limits for plugins that set none.
+type Defaults struct {
+	Timeout     Duration `toml:"timeout"`
+	Memory      Size     `toml:"memory"`
+	MaxOutput   Size     `toml:"max_output"`
+	Concurrency int      `toml:"concurrency"`
+}
+
+// Plugin is one [[plugin]] table.
+type Plugin struct {
+	// Name defaults to the file name without .wasm.
+	Name string `toml:"name"`
+	// Path is the .wasm file, relative to the config file's folder.
+	Path string `toml:"path"`
+	// SHA256 pins the file's digest; a mismatch refuses the plugin.
+	SHA256 string `toml:"sha256"`
+	// Prefix exposes tools as "<plugin>_<tool>" (default true).
+	Prefix *bool `toml:"prefix"`
+	// Limits override [defaults].
+	Timeout     Duration `toml:"timeout"`
+	Memory      Size     `toml:"memory"`
+	MaxOutput   Size     `toml:"max_output"`
+	Concurrency int      `toml:"concurrency"`
+	// Config is handed to the guest (Extism config_get).
+	Config map[string]string `toml:"config"`
+}
+
+// Duration is a TOML string such as "5s" or "250ms".
+type Duration struct{ time.Duration }
+
+// UnmarshalText parses a Go duration.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("invalid duration %q (use e.g. \"5s\" or \"500ms\")", b)
+	}
+	if v <= 0 {
+		return fmt.Errorf("duration %q must be positive", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// Size is a byte count written as "64MiB", "512KiB", "1GiB" or a number.
+type Size struct{ Bytes uint64 }
+
+var sizeRE = regexp.MustCompile(`^\s*(\d+)\s*(B|KiB|MiB|GiB|KB|MB|GB|K|M|G)?\s*$`)
+
+// ParseSize parses a size such as "64MiB".
+func ParseSize(s string) (uint64, error) {
+	m := sizeRE.FindStringSubmatch(s)
+	if m == nil {
+		return 0, fmt.Errorf("invalid size %q (use e.g. \"64MiB\")", s)
+	}
+	n, err := strconv.ParseUint(m[1], 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid size %q: %v", s, err)
+	}
+	mult := map[string]uint64{"": 1, "B": 1, "KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30,
+		"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "KB": 1000, "MB": 1000_000, "GB": 1000_000_000}[m[2]]
+	if n > (1<<40)/mult {
+		return 0, fmt.Errorf("size %q is too large", s)
+	}
+	return n * mult, nil
+}
+
+// UnmarshalText parses a size.
+func (z *Size) UnmarshalText(b []byte) error {
+	v, err := ParseSize(string(b))
+	z.Bytes = v
+	return err
+}
+
+// Load reads and checks a config file.
+func Load(path string) (*Config, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	c, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	c.File = path
+	return c, nil
+}
+
+// Parse decodes and checks config text.
+func Parse(data []byte) (*Config, error) {
+	var c Config
+	md, err := toml.Decode(string(data), &c)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)
+		}
+		return nil, err
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		var msgs []string
+		for _, k := range und {
+			msgs = append(msgs, fmt.Sprintf("line %d: unknown key %q", keyLine(data, k), k.String()))
+		}
+		return nil, errors.New(strings.Join(msgs, "; "))
+	}
+	return &c, c.check(data)
+}
+
+// keyLine finds the line where a key's last part is assigned or opened, for
+// error messages; 0 if it cannot tell.
+func keyLine(data []byte, k toml.Key) int {
+	if len(k) == 0 {
+		return 0
+	}
+	last := regexp.QuoteMeta(k[len(k)-1])
+	re := regexp.MustCompile(`^\s*(?:\[\[?\s*)?(?:[\w."-]+\.)?"?` + last + `"?\s*(?:=|\]|\.)`)
+	for i, line := range strings.Split(string(data), "\n") {
+		if re.MatchString(line) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func (c *Config) check(data []byte) error {
+	names := map[string]bool{}
+	for i, p := range c.Plugins {
+		where := fmt.Sprintf("[[plugin]] #%d", i+1)
+		if p.Name != "" {
+			where = fmt.Sprintf("[[plugin]] %q", p.Name)
+		}
+		if p.Path == "" {
+			return fmt.Errorf("%s: path is required", where)
+		}
+		if p.Concurrency < 0 {
+			return fmt.Errorf("%s: concurrency must be positive", where)
+		}
+		if p.SHA256 != "" && !regexp.MustCompile(`^[0-9a-fA-F]{64}$`).MatchString(p.SHA256) {
+			return fmt.Errorf("%s: sha256 must be 64 hex digits", where)
+		}
+		if p.Name != "" {
+			if names[p.Name] {
+				return fmt.Errorf("%s: two plugins are named %q", where, p.Name)
+			}
+			names[p.Name] = true
+		}
+	}
+	if c.Defaults.Concurrency < 0 {
+		return errors.New("[defaults] concurrency must be positive")
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package plugin
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// MaxInput is the largest input a call accepts: what fits in the Extism
+// kernel's memory with a page to spare for its bookkeeping. Larger inputs are
+// refused before the guest runs (the kernel would otherwise hand the guest an
+// empty input without saying so).
+func (p *Plugin) MaxInput() int {
+	return int(p.cfg.MemoryLimit) - 2*pageSize
+}
+
+// Invoke runs export in a fresh instance with input, under the plugin's time
+// limit and concurrency bound, and returns the guest's output. A non-nil
+// *Error describes any failure; the output is then nil.
+//
+// ctx carries the caller's cancellation (a client's cancel request or a
+// dropped connection) and, through WithCallbacks, where guest notifications
+// go.
+func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) ([]byte, *Error) {
+	if len(input) > p.MaxInput() {
+		return nil, newError(abi.ErrInputTooBig, nil,
+			"the input is %s, more than this tool accepts (%s with its memory limit of %s)",
+			humanBytes(uint64(len(input))), humanBytes(uint64(p.MaxInput())), humanBytes(p.cfg.MemoryLimit)).
+			with("limit_bytes", p.MaxInput())
+	}
+	callCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	select {
+	case p.slots <- struct{}{}:
+	case <-callCtx.Done():
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return nil, newError(abi.ErrCancelled, ctx.Err(), "the call was cancelled before it started")
+		}
+		return nil, newError(abi.ErrBusy, callCtx.Err(),
+			"the tool is busy: %d calls were already running and none finished within the time limit", p.cfg.Concurrency).
+			with("concurrency", p.cfg.Concurrency)
+	}
+	defer func() { <-p.slots }()
+
+	out, o := p.run(callCtx, export, input)
+	o.cancelled = errors.Is(ctx.Err(), context.Canceled)
+	if e := classify(o); e != nil {
+		return nil, e
+	}
+	if len(out) > p.cfg.MaxOutput {
+		return nil, newError(abi.ErrOutputTooBig, nil, "the tool's output is %s, more than the limit of %s",
+			humanBytes(uint64(len(out))), humanBytes(uint64(p.cfg.MaxOutput))).with("limit_bytes", p.cfg.MaxOutput)
+	}
+	return out, nil
+}
+
+// invokeRC runs an export outside the slot accounting and returns its raw
+// return code as well, for load-time probes such as mcpwasm_abi_version.
+func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]byte, uint32, *Error) {
+	callCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	defer cancel()
+	out, o := p.run(callCtx, export, input)
+	rc := o.rc
+	o.rc = 0 // a version probe returns its answer as the code
+	if e := classify(o); e != nil {
+		return nil, rc, e
+	}
+	return out, rc, nil
+}
+
+// run instantiates, calls and discards one instance.
+func (p *Plugin) run(ctx context.Context, export string, input []byte) (out []byte, o outcome) {
+	o.timeoutMs = p.cfg.Timeout.Milliseconds()
+	o.memLimit = p.cfg.MemoryLimit
+	stdout := &capWriter{max: guestOutputCap}
+	stderr := &capWriter{max: guestOutputCap}
+	mem := &memWatch{inner: p.rt.alloc, limit: p.cfg.MemoryLimit}
+	exit := &exitWatch{}
+
+	defer func() {
+		if r := recover(); r != nil {
+			o.err = fmt.Errorf("host panic during call: %v", r)
+			o.rc = 1
+		}
+		o.stderr = stderr.String()
+		o.memAtMax = mem.hitLimit()
+		o.ctxErr = ctx.Err()
+		p.logGuestOutput(export, stdout, stderr)
+	}()
+
+	ictx := experimental.WithMemoryAllocator(ctx, mem)
+	ictx = experimental.WithCloseNotifier(ictx, exit)
+	inst, err := p.compiled.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: p.moduleConfig(ctx, stdout, stderr)})
+	if err != nil {
+		o.err, o.rc = fmt.Errorf("instantiate: %w", err), 1
+		return nil, o
+	}
+	defer inst.Close(context.Background())
+	inst.SetLogger(func(level extism.LogLevel, msg string) {
+		p.rt.logger.Debug("guest log", "plugin", p.cfg.Name, "level", level.String(), "msg", truncate(msg, 2000))
+	})
+	exit.arm(true)
+	o.rc, out, o.err = inst.CallWithContext(ctx, export, input)
+	exit.arm(false)
+	o.exited, o.exitCode = exit.result()
+	return out, o
+}
+
+// moduleConfig is the guest's view of the world for one call: real clocks,
+// OS randomness, sleeps that end with the call, captured output, no
+// environment, no arguments and no filesystem.
+func (p *Plugin) moduleConfig(ctx context.Context, stdout, stderr *capWriter) wazero.ModuleConfig {
+	return wazero.NewModuleConfig().
+		WithSysWalltime().
+		WithSysNanotime().
+		WithRandSource(rand.Reader).
+		WithNanosleep(func(ns int64) {
+			t := time.NewTimer(time.Duration(ns))
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+		}).
+		WithStdout(stdout).
+		WithStderr(stderr)
+}
+
+func (p *Plugin) logGuestOutput(export string, stdout, stderr *capWriter) {
+	for _, s := range []struct {
+		name string
+		w    *capWriter
+	}{{"stdout", stdout}, {"stderr", stderr}} {
+		if len(s.w.buf) == 0 && s.w.dropped == 0 {
+			continue
+		}
+		p.rt.logger.Debug("guest output", "plugin", p.cfg.Name, "export", export, "stream", s.name,
+			"text", truncate(strings.TrimRight(s.w.String(), "\n"), 4000), "dropped_bytes", s.w.dropped)
+	}
+}
+
+func sortStrings(s []string) []string {
+	sort.Strings(s)
+	return s
+}

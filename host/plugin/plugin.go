@@ -1,0 +1,206 @@
+package plugin
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/internal/wasmbin"
+)
+
+// Config describes one plugin to load. Zero values take the defaults below.
+type Config struct {
+	// Name is the plugin's name, used in logs, errors and tool prefixes.
+	Name string
+	// Source names where the bytes came from (a path), for error messages.
+	Source string
+	// Wasm is the module's bytes.
+	Wasm []byte
+	// SHA256, if set, is the hex digest the bytes must have.
+	SHA256 string
+	// Timeout bounds every call. Default 5s.
+	Timeout time.Duration
+	// MemoryLimit bounds each linear memory, in bytes. Default 64 MiB;
+	// minimum 1 MiB (the Extism kernel's own memory).
+	MemoryLimit uint64
+	// MaxOutput bounds a call's output in bytes. Default 4 MiB.
+	MaxOutput int
+	// Concurrency bounds the calls running at once. Default 8.
+	Concurrency int
+	// GuestConfig is handed to the guest through Extism's config_get.
+	GuestConfig map[string]string
+}
+
+// Defaults for Config's zero values.
+const (
+	DefaultTimeout     = 5 * time.Second
+	DefaultMemoryLimit = 64 << 20
+	DefaultMaxOutput   = 4 << 20
+	DefaultConcurrency = 8
+	// MaxTableElements caps function tables that declare no maximum.
+	MaxTableElements = 100_000
+	// guestOutputCap bounds captured guest stdout and stderr, each, per call.
+	guestOutputCap = 64 << 10
+)
+
+func (c *Config) applyDefaults() {
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.MemoryLimit == 0 {
+		c.MemoryLimit = DefaultMemoryLimit
+	}
+	if c.MemoryLimit < kernelMinPages*pageSize {
+		c.MemoryLimit = kernelMinPages * pageSize
+	}
+	c.MemoryLimit = c.MemoryLimit / pageSize * pageSize
+	if c.MaxOutput <= 0 {
+		c.MaxOutput = DefaultMaxOutput
+	}
+	if c.Concurrency <= 0 {
+		c.Concurrency = DefaultConcurrency
+	}
+}
+
+// Plugin is a compiled plugin. It is safe for concurrent use: every Invoke
+// gets its own instance.
+type Plugin struct {
+	cfg      Config
+	rt       *Runtime
+	compiled *extism.CompiledPlugin
+	exports  map[string]bool
+	slots    chan struct{}
+	// Module is what preflight found in the binary.
+	Module *wasmbin.Module
+	// ABIVersion is the version the plugin declared, or 1.
+	ABIVersion int
+}
+
+// Name returns the plugin's configured name.
+func (p *Plugin) Name() string { return p.cfg.Name }
+
+// Config returns the plugin's effective configuration (defaults applied).
+func (p *Plugin) Config() Config { return p.cfg }
+
+// Exports reports whether the plugin exports the named function.
+func (p *Plugin) Exports(name string) bool { return p.exports[name] }
+
+// LoadError is a plugin that could not be loaded. It names the plugin and
+// its source.
+type LoadError struct {
+	Plugin, Source string
+	Err            error
+}
+
+func (e *LoadError) Error() string {
+	return fmt.Sprintf("plugin %q (%s): %v", e.Plugin, e.Source, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// Load checks, compiles and probes a plugin. The checks run before any guest
+// code: the sha256 pin, the imports (only the ABI's namespaces, only host
+// functions this host provides, no imported memories or tables) and the
+// ABI version. Tables without a maximum are capped.
+func (rt *Runtime) Load(ctx context.Context, cfg Config) (*Plugin, error) {
+	cfg.applyDefaults()
+	p, err := rt.load(ctx, cfg)
+	if err != nil {
+		return nil, &LoadError{Plugin: cfg.Name, Source: cfg.Source, Err: err}
+	}
+	return p, nil
+}
+
+func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
+	if cfg.SHA256 != "" {
+		sum := sha256.Sum256(cfg.Wasm)
+		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, cfg.SHA256) {
+			return nil, fmt.Errorf("sha256 mismatch: the file has %s, the config pins %s", got, cfg.SHA256)
+		}
+	}
+	patched, mod, err := wasmbin.Preflight(cfg.Wasm, wasmbin.Policy{
+		AllowedNamespaces: []string{abi.NamespaceKernel, abi.NamespaceUser, abi.NamespaceWASI},
+		MaxTableElements:  MaxTableElements,
+	})
+	if err != nil {
+		return nil, err
+	}
+	needsWASI := false
+	for _, imp := range mod.Imports {
+		switch imp.Module {
+		case abi.NamespaceUser:
+			if !HostFunctions[imp.Name] {
+				return nil, fmt.Errorf("imports host function %q from %s, which this mcpwasm does not provide (it provides %s)",
+					imp.Name, abi.NamespaceUser, hostFunctionList())
+			}
+		case abi.NamespaceWASI:
+			needsWASI = true
+		}
+	}
+	exports := map[string]bool{}
+	for _, e := range mod.Exports {
+		if e.Kind == wasmbin.KindFunc {
+			exports[e.Name] = true
+		}
+	}
+	// A reactor's _initialize is run by Extism only when WASI is on.
+	if exports["_initialize"] {
+		needsWASI = true
+	}
+	if !(exports[abi.ExportListTools] && exports[abi.ExportCallTool]) &&
+		!(exports[abi.ExportDescribe] && exports[abi.ExportCall]) &&
+		!exports[abi.ExportListResources] && !exports[abi.ExportListPrompts] {
+		return nil, errors.New("exports none of the ABI's entry points: a tool plugin exports list_tools and call_tool (or the legacy describe and call)")
+	}
+
+	manifest := extism.Manifest{
+		Wasm:   []extism.Wasm{extism.WasmData{Data: patched, Name: "main"}},
+		Memory: &extism.ManifestMemory{MaxPages: uint32(cfg.MemoryLimit / pageSize), MaxVarBytes: 1 << 20},
+		Config: cfg.GuestConfig,
+	}
+	compiled, err := extism.NewCompiledPlugin(rt.compileContext(ctx), manifest, extism.PluginConfig{
+		RuntimeConfig: rt.runtimeConfig(cfg.MemoryLimit),
+		EnableWasi:    needsWASI,
+	}, hostFunctions())
+	if err != nil {
+		return nil, fmt.Errorf("compile: %w", err)
+	}
+	p := &Plugin{
+		cfg: cfg, rt: rt, compiled: compiled, exports: exports,
+		slots: make(chan struct{}, cfg.Concurrency), Module: mod, ABIVersion: abi.Version,
+	}
+	if exports[abi.ExportABIVersion] {
+		out, rc, cerr := p.invokeRC(ctx, abi.ExportABIVersion, nil)
+		_ = out
+		if cerr != nil {
+			p.Close(ctx)
+			return nil, fmt.Errorf("%s failed: %v", abi.ExportABIVersion, cerr)
+		}
+		p.ABIVersion = int(int32(rc))
+		if p.ABIVersion < 1 || p.ABIVersion > abi.Version {
+			p.Close(ctx)
+			return nil, fmt.Errorf("plugin needs ABI v%d, this mcpwasm supports v1 to v%d", p.ABIVersion, abi.Version)
+		}
+	}
+	return p, nil
+}
+
+func hostFunctionList() string {
+	names := make([]string, 0, len(HostFunctions))
+	for n := range HostFunctions {
+		names = append(names, n)
+	}
+	return strings.Join(sortStrings(names), ", ")
+}
+
+// Close releases the compiled plugin.
+func (p *Plugin) Close(ctx context.Context) error {
+	return p.compiled.Close(ctx)
+}

@@ -1,0 +1,108 @@
+// Package plugin loads untrusted Wasm plugins and runs each call in a fresh,
+// limited sandbox.
+//
+// One Runtime serves the whole process: it owns the on-disk compilation cache
+// and the memory allocator. Each Plugin is compiled once (Load) and
+// instantiated anew for every call (Invoke), so no state survives between
+// calls. Everything a guest can do wrong comes back from Invoke as an *Error
+// with a category; nothing a guest does can crash or hang the host.
+//
+// This package knows nothing of MCP sessions or transports: it moves bytes
+// in and out of guests. host/registry and host/server give them meaning.
+package plugin
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+const pageSize = 65536
+
+// RuntimeOptions configures a Runtime.
+type RuntimeOptions struct {
+	// CacheDir holds wazero's compiled code between runs. Empty means
+	// DefaultCacheDir(); "off" disables the on-disk cache (an in-memory
+	// cache is still shared by all plugins of the process).
+	CacheDir string
+	// Allocator, if set, backs every guest and kernel linear memory.
+	Allocator experimental.MemoryAllocator
+	// Logger receives load and call diagnostics. Nil discards them.
+	Logger *slog.Logger
+}
+
+// Runtime is the process-wide state shared by all plugins.
+type Runtime struct {
+	cache  wazero.CompilationCache
+	alloc  experimental.MemoryAllocator
+	logger *slog.Logger
+}
+
+// DefaultCacheDir is where compiled plugins are cached: the user cache
+// directory's mcpwasm/wazero folder.
+func DefaultCacheDir() string {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		dir = os.TempDir()
+	}
+	return filepath.Join(dir, "mcpwasm", "wazero")
+}
+
+// NewRuntime creates the process-wide runtime. It also clears
+// EXTISM_ENABLE_WASI_OUTPUT, which would make Extism write guest output to
+// the process's stdout and corrupt the stdio transport.
+func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
+	os.Unsetenv("EXTISM_ENABLE_WASI_OUTPUT")
+	rt := &Runtime{alloc: opts.Allocator, logger: opts.Logger}
+	if rt.logger == nil {
+		rt.logger = slog.New(slog.DiscardHandler)
+	}
+	switch opts.CacheDir {
+	case "off":
+		rt.cache = wazero.NewCompilationCache()
+	default:
+		dir := opts.CacheDir
+		if dir == "" {
+			dir = DefaultCacheDir()
+		}
+		c, err := wazero.NewCompilationCacheWithDir(dir)
+		if err != nil {
+			rt.logger.Warn("compilation cache unavailable; compiling in memory only", "dir", dir, "err", err)
+			c = wazero.NewCompilationCache()
+		}
+		rt.cache = c
+	}
+	return rt, nil
+}
+
+// Close releases the compilation cache. Call it only after every plugin of
+// this runtime is closed: Extism's compiled plugins break if their cache
+// closes first.
+func (rt *Runtime) Close(ctx context.Context) error {
+	return rt.cache.Close(ctx)
+}
+
+func (rt *Runtime) compileContext(ctx context.Context) context.Context {
+	return experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
+}
+
+func (rt *Runtime) runtimeConfig(memLimit uint64) wazero.RuntimeConfig {
+	pages := uint32(memLimit / pageSize)
+	if pages < kernelMinPages {
+		pages = kernelMinPages
+	}
+	return wazero.NewRuntimeConfig().
+		WithCompilationCache(rt.cache).
+		WithCloseOnContextDone(true).
+		WithMemoryLimitPages(pages)
+}
+
+// kernelMinPages is the Extism kernel's own minimum memory: a limit below it
+// could not run any plugin.
+const kernelMinPages = 16
+

@@ -1,0 +1,138 @@
+package registry
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// CallRequest is a tools/call as the registry sees it.
+type CallRequest struct {
+	// Arguments is the client's arguments object, verbatim (may be empty).
+	Arguments json.RawMessage
+	// Meta is the request's _meta, verbatim.
+	Meta map[string]any
+	// ID is the JSON-RPC id, when the transport exposes it.
+	ID any
+	// Mounts are the folders the guest may use in this call.
+	Mounts []abi.Mount
+}
+
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Meta      map[string]any  `json:"_meta,omitempty"`
+}
+
+// Call validates the arguments, runs the tool in a fresh sandbox and returns
+// its result. It never returns a Go error: every failure, the guest's or the
+// arguments', is a result with IsError set and a category in _meta.
+func (t *Tool) Call(ctx context.Context, req CallRequest) *mcp.CallToolResult {
+	args := req.Arguments
+	if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
+		args = json.RawMessage("{}")
+	}
+	if err := t.validate(args); err != nil {
+		return t.errorResult(&plugin.Error{Category: abi.ErrInvalidArgs,
+			Message: fmt.Sprintf("invalid arguments: %v", err)})
+	}
+	params := callParams{Name: t.Declared, Arguments: args, Meta: req.Meta}
+	var input []byte
+	var err error
+	if t.legacy {
+		input, err = json.Marshal(struct {
+			Params callParams `json:"params"`
+		}{params})
+	} else {
+		cc := abi.Context{ID: req.ID, Meta: req.Meta, Plugin: t.Plugin.Name(), Tool: t.Declared, Mounts: req.Mounts}
+		cc.DeadlineMs = t.Plugin.Config().Timeout.Milliseconds()
+		if d, ok := ctx.Deadline(); ok {
+			if left := time.Until(d).Milliseconds(); left < cc.DeadlineMs {
+				cc.DeadlineMs = left
+			}
+		}
+		input, err = json.Marshal(struct {
+			Request callParams  `json:"request"`
+			Context abi.Context `json:"context"`
+		}{params, cc})
+	}
+	if err != nil {
+		return t.errorResult(&plugin.Error{Category: abi.ErrHost, Message: "could not encode the call: " + err.Error()})
+	}
+	export := abi.ExportCallTool
+	if t.legacy {
+		export = abi.ExportCall
+	}
+	out, cerr := t.Plugin.Invoke(ctx, export, input)
+	if cerr != nil {
+		return t.errorResult(cerr)
+	}
+	res, perr := parseResult(out)
+	if perr != nil {
+		return t.errorResult(perr)
+	}
+	return res
+}
+
+func (t *Tool) validate(args json.RawMessage) error {
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return fmt.Errorf("arguments are not JSON: %v", err)
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return fmt.Errorf("arguments must be a JSON object")
+	}
+	return t.schema.Validate(v)
+}
+
+// parseResult checks that a guest's output is a CallToolResult.
+func parseResult(out []byte) (*mcp.CallToolResult, *plugin.Error) {
+	bad := func(format string, a ...any) *plugin.Error {
+		return &plugin.Error{Category: abi.ErrBadOutput, Message: "the tool returned a malformed result: " + fmt.Sprintf(format, a...)}
+	}
+	trimmed := bytes.TrimSpace(out)
+	if len(trimmed) == 0 {
+		return nil, bad("empty output")
+	}
+	if trimmed[0] != '{' {
+		return nil, bad("expected a JSON object, got %q", clip(trimmed))
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(trimmed, &res); err != nil {
+		return nil, bad("%v", err)
+	}
+	if res.Content == nil && res.StructuredContent == nil {
+		return nil, bad(`it has neither "content" nor "structuredContent"`)
+	}
+	if res.Content == nil {
+		res.Content = []mcp.Content{}
+	}
+	return &res, nil
+}
+
+func clip(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:80]) + "…"
+	}
+	return string(b)
+}
+
+// errorResult is the isError result for a failed call: a text the model can
+// act on, and the category and details in _meta.
+func (t *Tool) errorResult(e *plugin.Error) *mcp.CallToolResult {
+	meta := mcp.Meta{abi.MetaErrorKey: string(e.Category)}
+	for k, v := range e.Details {
+		meta[k] = v
+	}
+	return &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s: %s", t.Def.Name, e.Message)}},
+		Meta:    meta,
+	}
+}

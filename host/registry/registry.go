@@ -1,0 +1,195 @@
+// Package registry holds everything the loaded plugins declare — tools today
+// — under the names clients see, and routes each call to the plugin that
+// owns it.
+//
+// A plugin's tool list is read once, when the plugin is added, and cached:
+// a client's tools/list never reaches a guest.
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// validName is what MCP clients accept for a tool name.
+var validName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidName reports whether s is usable as a tool name (and as a prefix).
+func ValidName(s string) bool { return validName.MatchString(s) }
+
+// Tool is one tool as clients see it, bound to the plugin that serves it.
+type Tool struct {
+	// Def is the definition served in tools/list; Def.Name is the exposed name.
+	Def *mcp.Tool
+	// Declared is the name the plugin declared, which the guest receives.
+	Declared string
+	// Plugin serves the tool.
+	Plugin *plugin.Plugin
+
+	schema *jsonschema.Resolved
+	legacy bool
+}
+
+// Registry maps exposed names to tools. It is safe for concurrent use.
+type Registry struct {
+	mu      sync.RWMutex
+	tools   map[string]*Tool
+	plugins []*plugin.Plugin
+}
+
+// New returns an empty registry.
+func New() *Registry {
+	return &Registry{tools: map[string]*Tool{}}
+}
+
+// AddOptions says how a plugin's names are exposed.
+type AddOptions struct {
+	// Unprefixed exposes the plugin's tool names as declared, instead of
+	// "<plugin>_<tool>".
+	Unprefixed bool
+}
+
+// Add reads a plugin's tool list, validates it and adds its tools. Either
+// all of the plugin's tools are added or none: a malformed list or a name
+// collision is an error naming the plugin and the tool.
+func (r *Registry) Add(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Tool, error) {
+	tools, err := readTools(ctx, p, opts)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, t := range tools {
+		if prev, ok := r.tools[t.Def.Name]; ok {
+			return nil, fmt.Errorf("plugin %q: tool %q collides with the tool of the same name from plugin %q; set prefix = true on one of them, or rename it",
+				p.Name(), t.Def.Name, prev.Plugin.Name())
+		}
+	}
+	for _, t := range tools {
+		r.tools[t.Def.Name] = t
+	}
+	r.plugins = append(r.plugins, p)
+	return tools, nil
+}
+
+// Lookup returns the tool exposed under name.
+func (r *Registry) Lookup(name string) (*Tool, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.tools[name]
+	return t, ok
+}
+
+// Tools returns every tool, sorted by exposed name.
+func (r *Registry) Tools() []*Tool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*Tool, 0, len(r.tools))
+	for _, t := range r.tools {
+		out = append(out, t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Def.Name < out[j].Def.Name })
+	return out
+}
+
+// Plugins returns the plugins added so far.
+func (r *Registry) Plugins() []*plugin.Plugin {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return append([]*plugin.Plugin(nil), r.plugins...)
+}
+
+// Close closes every plugin.
+func (r *Registry) Close(ctx context.Context) {
+	for _, p := range r.Plugins() {
+		p.Close(ctx)
+	}
+}
+
+// readTools calls the plugin's tool-list export and checks each tool.
+func readTools(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Tool, error) {
+	export, legacy := abi.ExportListTools, false
+	if !p.Exports(abi.ExportListTools) || !p.Exports(abi.ExportCallTool) {
+		if !p.Exports(abi.ExportDescribe) || !p.Exports(abi.ExportCall) {
+			return nil, nil // a plugin without tools (resources or prompts only)
+		}
+		export, legacy = abi.ExportDescribe, true
+	}
+	out, cerr := p.Invoke(ctx, export, []byte("{}"))
+	if cerr != nil {
+		return nil, fmt.Errorf("%s failed: %s", export, cerr.Message)
+	}
+	var list struct {
+		Tools []json.RawMessage `json:"tools"`
+	}
+	if err := json.Unmarshal(out, &list); err != nil {
+		return nil, fmt.Errorf("%s returned invalid JSON: %v", export, err)
+	}
+	seen := map[string]bool{}
+	var tools []*Tool
+	for i, raw := range list.Tools {
+		t, err := checkTool(p, raw, opts)
+		if err != nil {
+			return nil, fmt.Errorf("%s: tool #%d: %w", export, i, err)
+		}
+		if seen[t.Declared] {
+			return nil, fmt.Errorf("%s: tool %q is declared twice", export, t.Declared)
+		}
+		seen[t.Declared] = true
+		t.legacy = legacy
+		tools = append(tools, t)
+	}
+	return tools, nil
+}
+
+func checkTool(p *plugin.Plugin, raw json.RawMessage, opts AddOptions) (*Tool, error) {
+	var def mcp.Tool
+	if err := json.Unmarshal(raw, &def); err != nil {
+		return nil, fmt.Errorf("not a valid Tool: %v", err)
+	}
+	declared := def.Name
+	if declared == "" {
+		return nil, fmt.Errorf("has no name")
+	}
+	exposed := declared
+	if !opts.Unprefixed {
+		exposed = p.Name() + "_" + declared
+	}
+	if !ValidName(exposed) {
+		return nil, fmt.Errorf("tool %q: exposed name %q must be 1-64 characters of A-Z a-z 0-9 _ -", declared, exposed)
+	}
+	def.Name = exposed
+	schemaJSON, err := json.Marshal(def.InputSchema)
+	if err != nil || def.InputSchema == nil {
+		return nil, fmt.Errorf("tool %q: missing inputSchema", declared)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(schemaJSON, &s); err != nil {
+		return nil, fmt.Errorf("tool %q: inputSchema is not a JSON Schema: %v", declared, err)
+	}
+	if s.Type != "object" {
+		return nil, fmt.Errorf(`tool %q: inputSchema must have "type": "object"`, declared)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: inputSchema does not resolve: %v", declared, err)
+	}
+	def.InputSchema = json.RawMessage(schemaJSON)
+	if def.OutputSchema != nil {
+		b, err := json.Marshal(def.OutputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("tool %q: bad outputSchema: %v", declared, err)
+		}
+		def.OutputSchema = json.RawMessage(b)
+	}
+	return &Tool{Def: &def, Declared: declared, Plugin: p, schema: resolved}, nil
+}

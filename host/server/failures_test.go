@@ -1,0 +1,145 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestFailureKinds calls one misbehaving plugin per failure kind and checks
+// each comes back as an isError result with the right category — never a
+// protocol error, a crash or a hang.
+func TestFailureKinds(t *testing.T) {
+	limits := plugin.Config{Timeout: 500 * time.Millisecond, MemoryLimit: 8 << 20, MaxOutput: 4 << 20}
+	cases := []struct {
+		fixture, category, text string
+	}{
+		{"spin", "timeout", "time limit"},
+		{"sleep", "timeout", "time limit"},
+		{"recurse", "stack_overflow", "stack"},
+		{"trap", "trap", "unreachable"},
+		{"oob", "trap", "out of bounds"},
+		{"divzero", "trap", "divide by zero"},
+		{"grow_bomb", "out_of_memory", "memory"},
+		{"kernel_bomb", "guest_error", "alloc failed"},
+		{"exit0", "exit", "proc_exit 0"},
+		{"exit3", "exit", "proc_exit 3"},
+		{"guest_error", "guest_error", "boom from guest"},
+		{"bad_json", "bad_output", "malformed"},
+		{"bad_shape", "bad_output", "malformed"},
+		{"big_output", "output_too_large", "limit"},
+		{"panic_rust", "panic", "rust panic on purpose"},
+	}
+	var specs []loadSpec
+	for _, c := range cases {
+		specs = append(specs, loadSpec{name: c.fixture, cfg: limits})
+	}
+	srv, _ := newServer(t, false, specs...)
+	cs := connect(t, srv, nil)
+	for _, c := range cases {
+		t.Run(c.fixture, func(t *testing.T) {
+			res := call(t, cs, c.fixture, map[string]any{})
+			if !res.IsError {
+				t.Fatalf("want isError, got success: %s", text(res))
+			}
+			if got := category(res); got != c.category {
+				t.Fatalf("category = %q, want %q (text: %s)", got, c.category, text(res))
+			}
+			if !strings.Contains(text(res), c.text) {
+				t.Fatalf("text %q does not mention %q", text(res), c.text)
+			}
+		})
+	}
+	// After all that, the server still answers.
+	if _, err := cs.ListTools(context.Background(), nil); err != nil {
+		t.Fatalf("server stopped answering: %v", err)
+	}
+}
+
+func TestTableGrowIsCapped(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "table_bomb"})
+	res := call(t, connect(t, srv, nil), "table_bomb", map[string]any{})
+	if res.IsError || !strings.Contains(text(res), "refused") {
+		t.Fatalf("table.grow must be refused by the cap: %+v %s", res.Meta, text(res))
+	}
+}
+
+func TestInvalidArguments(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "typed"})
+	cs := connect(t, srv, nil)
+	res := call(t, cs, "typed", map[string]any{"count": "not a number"})
+	if !res.IsError || category(res) != "invalid_arguments" {
+		t.Fatalf("want invalid_arguments, got %v %s", res.Meta, text(res))
+	}
+	if res := call(t, cs, "typed", map[string]any{"count": 3}); res.IsError {
+		t.Fatalf("valid arguments refused: %s", text(res))
+	}
+}
+
+func TestInputTooLarge(t *testing.T) {
+	srv, reg := newServer(t, false, loadSpec{name: "echo", cfg: plugin.Config{MemoryLimit: 1 << 20}})
+	cs := connect(t, srv, nil)
+	tool, _ := reg.Lookup("echo")
+	big := strings.Repeat("x", tool.Plugin.MaxInput()+1)
+	res := call(t, cs, "echo", map[string]any{"text": big})
+	if !res.IsError || category(res) != "input_too_large" {
+		t.Fatalf("want input_too_large, got %v %s", res.Meta, text(res)[:min(200, len(text(res)))])
+	}
+	// Just under the limit must be echoed in full, not silently emptied.
+	small := strings.Repeat("y", tool.Plugin.MaxInput()/4)
+	res = call(t, cs, "echo", map[string]any{"text": small})
+	if res.IsError {
+		t.Fatalf("input under the limit refused: %s", text(res))
+	}
+	if sc, _ := res.StructuredContent.(map[string]any); sc == nil {
+		t.Fatalf("no echo: %v", res.StructuredContent)
+	}
+}
+
+// TestHealthyPluginServesWhileAnotherSpins runs a spinning call and checks
+// that echo keeps answering meanwhile, and the spinner ends at its limit.
+func TestHealthyPluginServesWhileAnotherSpins(t *testing.T) {
+	srv, _ := newServer(t, false,
+		loadSpec{name: "spin", cfg: plugin.Config{Timeout: 2 * time.Second}},
+		loadSpec{name: "echo"})
+	cs := connect(t, srv, nil)
+	done := make(chan *mcp.CallToolResult)
+	go func() { done <- call(t, cs, "spin", map[string]any{}) }()
+	for i := 0; i < 20; i++ {
+		if res := call(t, cs, "echo", map[string]any{"i": i}); res.IsError {
+			t.Fatalf("echo failed while spin runs: %s", text(res))
+		}
+	}
+	select {
+	case res := <-done:
+		t.Fatalf("spin returned before echo finished 20 calls: %v", res.Meta)
+	default:
+	}
+	if res := <-done; category(res) != "timeout" {
+		t.Fatalf("spin: %v", res.Meta)
+	}
+}
+
+// TestCancellationStopsGuest cancels a spinning call from the client and
+// checks the guest stops long before its 30 s limit.
+func TestCancellationStopsGuest(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "spin", cfg: plugin.Config{Timeout: 30 * time.Second}})
+	cs := connect(t, srv, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "spin", Arguments: map[string]any{}})
+	if err == nil {
+		t.Fatal("a cancelled call must return an error to the canceller")
+	}
+	// The guest must be gone: the server drains promptly.
+	dctx, dcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer dcancel()
+	srv.Drain(dctx)
+	if dctx.Err() != nil {
+		t.Fatal("the cancelled guest kept running")
+	}
+}

@@ -1,0 +1,124 @@
+// Package server serves the registry's tools over MCP, through the official
+// go-sdk: stdio for desktop hosts and Streamable HTTP for everything else.
+//
+// It is the only package that knows about sessions. A tools/call flows one
+// way: go-sdk → Server's handler → registry.Tool.Call → plugin sandbox →
+// result; guest notifications flow back through the per-request callbacks.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Options configures a Server.
+type Options struct {
+	// Name and Version identify the server to clients.
+	Name, Version string
+	// Instructions, if set, are sent to clients at initialization.
+	Instructions string
+	// Logger receives server diagnostics (on stderr in the command).
+	Logger *slog.Logger
+	// LogsPerCall bounds the log notifications one guest call may send.
+	// Default 100; the rest are dropped and counted in the server log.
+	LogsPerCall int
+}
+
+// Server is an MCP server over a registry.
+type Server struct {
+	mcp    *mcp.Server
+	reg    *registry.Registry
+	opts   Options
+	logger *slog.Logger
+
+	readyOnce sync.Once
+	ready     chan struct{}
+	inflight  sync.WaitGroup
+}
+
+// New creates a server. Until Ready is called, tool requests wait, so a
+// client that lists tools while plugins are still compiling gets the full
+// list rather than an empty one; the handshake itself is answered at once.
+func New(reg *registry.Registry, opts Options) *Server {
+	if opts.Name == "" {
+		opts.Name = "mcpwasm"
+	}
+	if opts.LogsPerCall <= 0 {
+		opts.LogsPerCall = 100
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{reg: reg, opts: opts, logger: logger, ready: make(chan struct{})}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: opts.Instructions,
+		Logger:       logger,
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:   &mcp.ToolCapabilities{ListChanged: true},
+			Logging: &mcp.LoggingCapabilities{},
+		},
+	})
+	s.mcp.AddReceivingMiddleware(s.waitReady)
+	return s
+}
+
+// MCP returns the underlying go-sdk server.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Ready marks the initial load as finished: waiting tool requests proceed.
+func (s *Server) Ready() { s.readyOnce.Do(func() { close(s.ready) }) }
+
+// waitReady holds list and call requests until the initial load finishes, or
+// the request is cancelled.
+func (s *Server) waitReady(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/list", "tools/call":
+			select {
+			case <-s.ready:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// AddTools publishes tools to clients. Connected clients get a
+// list_changed notification.
+func (s *Server) AddTools(tools []*registry.Tool) {
+	for _, t := range tools {
+		s.mcp.AddTool(t.Def, s.toolHandler(t))
+	}
+}
+
+func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		s.inflight.Add(1)
+		defer s.inflight.Done()
+		cb := &callbacks{session: req.Session, token: req.Params.GetProgressToken(),
+			logsLeft: s.opts.LogsPerCall, logger: s.logger, tool: t.Def.Name}
+		ctx = plugin.WithCallbacks(ctx, cb)
+		res := t.Call(ctx, registry.CallRequest{Arguments: req.Params.Arguments, Meta: req.Params.Meta})
+		if res.IsError {
+			s.logger.Info("tool call failed", "tool", t.Def.Name, "meta", res.Meta)
+		}
+		return res, nil
+	}
+}
+
+// Drain waits until no tool call is running, or ctx ends.
+func (s *Server) Drain(ctx context.Context) {
+	done := make(chan struct{})
+	go func() { s.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}

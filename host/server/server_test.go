@@ -1,0 +1,237 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fixture returns the path of a built test plugin (testdata/build.sh).
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	p := filepath.Join(filepath.Dir(file), "..", "..", "testdata", "wasm", name+".wasm")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("fixture %s is not built (%v): run testdata/build.sh, or make test", name, err)
+	}
+	return p
+}
+
+type loadSpec struct {
+	name string
+	cfg  plugin.Config
+}
+
+// newServer loads fixtures (unprefixed unless prefixed is set) into a server.
+func newServer(t testing.TB, prefixed bool, specs ...loadSpec) (*server.Server, *registry.Registry) {
+	t.Helper()
+	ctx := context.Background()
+	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := registry.New()
+	srv := server.New(reg, server.Options{Name: "test"})
+	for _, s := range specs {
+		data, err := os.ReadFile(fixture(t, s.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := s.cfg
+		cfg.Name, cfg.Source, cfg.Wasm = s.name, s.name+".wasm", data
+		p, err := rt.Load(ctx, cfg)
+		if err != nil {
+			t.Fatalf("load %s: %v", s.name, err)
+		}
+		tools, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: !prefixed})
+		if err != nil {
+			t.Fatalf("add %s: %v", s.name, err)
+		}
+		srv.AddTools(tools)
+	}
+	srv.Ready()
+	t.Cleanup(func() { reg.Close(ctx); rt.Close(ctx) })
+	return srv, reg
+}
+
+// connect returns a go-sdk client session over an in-memory transport.
+func connect(t testing.TB, srv *server.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client"}, opts).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	return cs
+}
+
+// connectHTTP serves srv over Streamable HTTP and connects a client to it.
+func connectHTTP(t testing.TB, srv *server.Server, o server.HTTPOptions) *mcp.ClientSession {
+	t.Helper()
+	hs := httptest.NewServer(srv.HTTPHandler(o))
+	t.Cleanup(hs.Close)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func call(t testing.TB, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: protocol error %v (every guest failure must be an isError result)", name, err)
+	}
+	return res
+}
+
+func text(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+func category(r *mcp.CallToolResult) string {
+	s, _ := r.Meta[abi.MetaErrorKey].(string)
+	return s
+}
+
+func TestEchoRoundTrip(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "echo"})
+	for _, tr := range []struct {
+		name string
+		cs   *mcp.ClientSession
+	}{
+		{"memory", connect(t, srv, nil)},
+		{"http", connectHTTP(t, srv, server.HTTPOptions{})},
+		{"http-stateless", connectHTTP(t, srv, server.HTTPOptions{Stateless: true})},
+	} {
+		t.Run(tr.name, func(t *testing.T) {
+			lt, err := tr.cs.ListTools(context.Background(), nil)
+			if err != nil || len(lt.Tools) != 1 || lt.Tools[0].Name != "echo" {
+				t.Fatalf("tools/list = %+v, %v", lt, err)
+			}
+			res := call(t, tr.cs, "echo", map[string]any{"text": "hello ünïcode"})
+			if res.IsError {
+				t.Fatalf("echo failed: %s", text(res))
+			}
+			// The echo fixture returns its whole input as structuredContent:
+			// check the envelope the guest received.
+			b, _ := json.Marshal(res.StructuredContent)
+			var in struct {
+				Request struct {
+					Name      string         `json:"name"`
+					Arguments map[string]any `json:"arguments"`
+				} `json:"request"`
+				Context abi.Context `json:"context"`
+			}
+			if err := json.Unmarshal(b, &in); err != nil {
+				t.Fatalf("structuredContent %s: %v", b, err)
+			}
+			if in.Request.Name != "echo" || in.Request.Arguments["text"] != "hello ünïcode" ||
+				in.Context.Plugin != "echo" || in.Context.Tool != "echo" || in.Context.DeadlineMs <= 0 {
+				t.Fatalf("guest saw %s", b)
+			}
+		})
+	}
+}
+
+func TestPrefixedNames(t *testing.T) {
+	srv, _ := newServer(t, true, loadSpec{name: "echo"})
+	cs := connect(t, srv, nil)
+	if res := call(t, cs, "echo_echo", map[string]any{}); res.IsError {
+		t.Fatalf("echo_echo: %s", text(res))
+	}
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}})
+	if err == nil {
+		t.Fatal("unprefixed name must be unknown when prefixed")
+	}
+}
+
+func TestLegacyPlugin(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "echo_legacy"})
+	cs := connect(t, srv, nil)
+	res := call(t, cs, "echo_legacy", map[string]any{"x": 1.0})
+	if res.IsError {
+		t.Fatalf("legacy call: %s", text(res))
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(b), `"params"`) || !strings.Contains(string(b), `"x":1`) {
+		t.Fatalf("legacy guest saw %s; want {\"params\":{...}}", b)
+	}
+}
+
+func TestUnknownToolIsProtocolError(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "echo"})
+	cs := connect(t, srv, nil)
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "nope"}); err == nil {
+		t.Fatal("want a JSON-RPC error for an unknown tool")
+	}
+}
+
+// TestConcurrentCallsOverlap proves there is no per-plugin lock: four 200 ms
+// naps run at once. It compares overlapping intervals, not durations.
+func TestConcurrentCallsOverlap(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "nap"})
+	cs := connect(t, srv, nil)
+	const n = 4
+	var mu sync.Mutex
+	type span struct{ start, end time.Time }
+	var spans []span
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := time.Now()
+			res := call(t, cs, "nap", map[string]any{})
+			if res.IsError {
+				t.Errorf("nap: %s", text(res))
+			}
+			mu.Lock()
+			spans = append(spans, span{s, time.Now()})
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	// Some instant lies inside every call: the latest start precedes the
+	// earliest end. Serialized calls cannot satisfy that.
+	var latestStart, earliestEnd time.Time
+	for i, s := range spans {
+		if i == 0 || s.start.After(latestStart) {
+			latestStart = s.start
+		}
+		if i == 0 || s.end.Before(earliestEnd) {
+			earliestEnd = s.end
+		}
+	}
+	if !latestStart.Before(earliestEnd) {
+		t.Fatalf("calls did not overlap: latest start %v, earliest end %v", latestStart, earliestEnd)
+	}
+}
