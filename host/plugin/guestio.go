@@ -41,11 +41,11 @@ func (w *capWriter) String() string {
 // whether any linear memory reached its limit, which is how a trap after a
 // failed memory.grow is told apart from any other trap.
 type memWatch struct {
-	inner    experimental.MemoryAllocator
-	limit    uint64
-	mu       sync.Mutex
-	atLimit  bool
-	refused  bool
+	inner   experimental.MemoryAllocator
+	limit   uint64
+	mu      sync.Mutex
+	atLimit bool
+	refused bool
 }
 
 func (m *memWatch) Allocate(capacity, max uint64) experimental.LinearMemory {

@@ -105,4 +105,3 @@ func (rt *Runtime) runtimeConfig(memLimit uint64) wazero.RuntimeConfig {
 // kernelMinPages is the Extism kernel's own minimum memory: a limit below it
 // could not run any plugin.
 const kernelMinPages = 16
-
