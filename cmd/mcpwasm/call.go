@@ -53,39 +53,56 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	lf.register(fs)
 	logLevel := fs.String("log-level", "warn", "stderr log level (debug shows guest stdout/stderr)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mcpwasm call [flags] PLUGIN.wasm TOOL [JSON-ARGUMENTS]")
+		fmt.Fprintln(stderr, "usage: mcpwasm call [flags] PLUGIN.wasm TOOL [JSON-ARGUMENTS | @FILE | -]")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return 2
 	}
-	if fs.NArg() < 2 || fs.NArg() > 3 {
+	if len(pos) < 2 || len(pos) > 3 {
 		fs.Usage()
 		return 2
 	}
 	argsJSON := "{}"
-	if fs.NArg() == 3 {
-		argsJSON = fs.Arg(2)
+	if len(pos) == 3 {
+		argsJSON = pos[2]
+		// "-" reads the arguments from stdin, "@FILE" from a file.
+		var data []byte
+		var err error
+		switch {
+		case argsJSON == "-":
+			data, err = io.ReadAll(os.Stdin)
+		case strings.HasPrefix(argsJSON, "@"):
+			data, err = os.ReadFile(argsJSON[1:])
+		default:
+			data = []byte(argsJSON)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "mcpwasm call:", err)
+			return 2
+		}
+		argsJSON = string(data)
 	}
 	if !json.Valid([]byte(argsJSON)) {
 		fmt.Fprintf(stderr, "mcpwasm call: the arguments are not valid JSON: %s\n", argsJSON)
 		return 2
 	}
 	ctx := context.Background()
-	rt, reg, _, err := loadOne(ctx, fs.Arg(0), &lf, newLogger(stderr, *logLevel))
+	rt, reg, _, err := loadOne(ctx, pos[0], &lf, newLogger(stderr, *logLevel))
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpwasm call:", err)
 		return 2
 	}
 	defer rt.Close(ctx)
 	defer reg.Close(ctx)
-	tool, ok := reg.Lookup(fs.Arg(1))
+	tool, ok := reg.Lookup(pos[1])
 	if !ok {
 		var names []string
 		for _, t := range reg.Tools() {
 			names = append(names, t.Def.Name)
 		}
-		fmt.Fprintf(stderr, "mcpwasm call: no tool %q in %s (it has: %s)\n", fs.Arg(1), fs.Arg(0), strings.Join(names, ", "))
+		fmt.Fprintf(stderr, "mcpwasm call: no tool %q in %s (it has: %s)\n", pos[1], pos[0], strings.Join(names, ", "))
 		return 2
 	}
 	res := tool.Call(ctx, registry.CallRequest{Arguments: json.RawMessage(argsJSON)})
@@ -103,15 +120,16 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	var lf limitFlags
 	lf.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return 2
 	}
-	if fs.NArg() != 1 {
+	if len(pos) != 1 {
 		fmt.Fprintln(stderr, "usage: mcpwasm inspect [--json] PLUGIN.wasm")
 		return 2
 	}
 	ctx := context.Background()
-	rt, reg, p, err := loadOne(ctx, fs.Arg(0), &lf, newLogger(stderr, "warn"))
+	rt, reg, p, err := loadOne(ctx, pos[0], &lf, newLogger(stderr, "warn"))
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpwasm inspect:", err)
 		return 2

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"os"
@@ -174,13 +175,29 @@ func TestSHA256Pin(t *testing.T) {
 	os.WriteFile(cfg, []byte("[[plugin]]\npath = \""+fixture(t, "echo")+"\"\nsha256 = \""+strings.Repeat("ab", 32)+"\"\n"), 0o644)
 	cmd := exec.Command(binary, "serve", "--config", cfg, "--cache-dir", "off")
 	stdin, _ := cmd.StdinPipe()
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Start()
-	time.Sleep(2 * time.Second)
-	stdin.Close()
-	cmd.Wait()
-	if !strings.Contains(stderr.String(), "sha256 mismatch") || !strings.Contains(stderr.String(), "echo") {
-		t.Fatalf("stderr: %s", stderr.String())
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
+	defer cmd.Wait()
+	defer stdin.Close()
+	// Read the log until the refusal appears; a wrong or missing message
+	// ends the test when the server exits (stdin closed by the deferred call
+	// at the latest).
+	sc := bufio.NewScanner(stderr)
+	var log []string
+	for sc.Scan() {
+		line := sc.Text()
+		log = append(log, line)
+		if strings.Contains(line, "plugin not loaded") {
+			if !strings.Contains(line, "sha256 mismatch") || !strings.Contains(line, `"echo"`) {
+				t.Fatalf("refusal does not name the plugin and the mismatch: %s", line)
+			}
+			return
+		}
+		if strings.Contains(line, "plugin loaded") {
+			t.Fatalf("a plugin with the wrong digest was loaded: %s", line)
+		}
+	}
+	t.Fatalf("no refusal logged:\n%s", strings.Join(log, "\n"))
 }

@@ -44,7 +44,8 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: mcpwasm serve [flags] [PLUGIN.wasm | DIR]...")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseArgs(fs, args)
+	if err != nil {
 		return 2
 	}
 	logger := newLogger(stderr, *logLevel)
@@ -72,7 +73,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2
 	}
-	specs, err := collect(fs.Args(), cfg, base)
+	specs, err := collect(pos, cfg, base)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2

@@ -16,11 +16,11 @@ import (
 )
 
 // MaxInput is the largest input a call accepts: what fits in the Extism
-// kernel's memory with a page to spare for its bookkeeping. Larger inputs are
-// refused before the guest runs (the kernel would otherwise hand the guest an
-// empty input without saying so).
+// kernel's memory beyond the 1 MiB the kernel keeps for itself, with a page
+// to spare. Larger inputs are refused before the guest runs (the kernel
+// would otherwise hand the guest an empty input without saying so).
 func (p *Plugin) MaxInput() int {
-	return int(p.cfg.MemoryLimit) - 2*pageSize
+	return int(p.cfg.MemoryLimit) - (kernelMinPages+1)*pageSize
 }
 
 // Invoke runs export in a fresh instance with input, under the plugin's time

@@ -106,8 +106,16 @@ func classify(o outcome) *Error {
 			first, _, _ := strings.Cut(strings.TrimPrefix(msg, "wasm error: "), "\n")
 			return newError(abi.ErrTrap, o.err, "the tool crashed: %s", first)
 		case strings.Contains(msg, "(recovered by wazero)"):
-			first, _, _ := strings.Cut(msg, "\n")
-			return newError(abi.ErrHost, o.err, "a host function failed: %s", first)
+			// A kernel or host function refused what the guest passed it
+			// (an offset outside kernel memory, typically after a failed
+			// allocation): the guest's fault, reported as a trap.
+			first, _, _ := strings.Cut(strings.TrimSuffix(msg, " (recovered by wazero)"), "\n")
+			first = strings.TrimSuffix(first, " (recovered by wazero)")
+			if o.memAtMax {
+				return newError(abi.ErrOutOfMemory, o.err, "the tool ran out of memory (limit %s): %s", humanBytes(o.memLimit), first).
+					with("limit_bytes", o.memLimit)
+			}
+			return newError(abi.ErrTrap, o.err, "the tool passed an invalid argument to a host function: %s", first)
 		}
 		// Since extism go-sdk v1.7.0 a guest's error_set message comes back
 		// as the error, whatever the return code.

@@ -27,7 +27,7 @@ type Config struct {
 	// Timeout bounds every call. Default 5s.
 	Timeout time.Duration
 	// MemoryLimit bounds each linear memory, in bytes. Default 64 MiB;
-	// minimum 1 MiB (the Extism kernel's own memory).
+	// minimum 2 MiB (the Extism kernel keeps 1 MiB of its memory for itself).
 	MemoryLimit uint64
 	// MaxOutput bounds a call's output in bytes. Default 4 MiB.
 	MaxOutput int
@@ -43,6 +43,9 @@ const (
 	DefaultMemoryLimit = 64 << 20
 	DefaultMaxOutput   = 4 << 20
 	DefaultConcurrency = 8
+	// MinMemoryLimit is the smallest memory limit: the Extism kernel's own
+	// 1 MiB plus 1 MiB for input and output.
+	MinMemoryLimit = 2 << 20
 	// MaxTableElements caps function tables that declare no maximum.
 	MaxTableElements = 100_000
 	// guestOutputCap bounds captured guest stdout and stderr, each, per call.
@@ -56,8 +59,8 @@ func (c *Config) applyDefaults() {
 	if c.MemoryLimit == 0 {
 		c.MemoryLimit = DefaultMemoryLimit
 	}
-	if c.MemoryLimit < kernelMinPages*pageSize {
-		c.MemoryLimit = kernelMinPages * pageSize
+	if c.MemoryLimit < MinMemoryLimit {
+		c.MemoryLimit = MinMemoryLimit
 	}
 	c.MemoryLimit = c.MemoryLimit / pageSize * pageSize
 	if c.MaxOutput <= 0 {

@@ -98,7 +98,7 @@ func parseResult(out []byte) (*mcp.CallToolResult, *plugin.Error) {
 	}
 	trimmed := bytes.TrimSpace(out)
 	if len(trimmed) == 0 {
-		return nil, bad("empty output")
+		return nil, bad("empty output (a tool whose output does not fit in its memory limit produces none)")
 	}
 	if trimmed[0] != '{' {
 		return nil, bad("expected a JSON object, got %q", clip(trimmed))

@@ -36,7 +36,14 @@ func TestFailureKinds(t *testing.T) {
 	}
 	var specs []loadSpec
 	for _, c := range cases {
-		specs = append(specs, loadSpec{name: c.fixture, cfg: limits})
+		cfg := limits
+		if c.fixture == "recurse" {
+			cfg.Timeout = 20 * time.Second // overflowing takes a while; a timeout is not what we test here
+		}
+		if c.fixture == "big_output" {
+			cfg.MemoryLimit = 32 << 20 // room to build 8 MiB, over the 4 MiB output cap
+		}
+		specs = append(specs, loadSpec{name: c.fixture, cfg: cfg})
 	}
 	srv, _ := newServer(t, false, specs...)
 	cs := connect(t, srv, nil)
@@ -81,7 +88,7 @@ func TestInvalidArguments(t *testing.T) {
 }
 
 func TestInputTooLarge(t *testing.T) {
-	srv, reg := newServer(t, false, loadSpec{name: "echo", cfg: plugin.Config{MemoryLimit: 1 << 20}})
+	srv, reg := newServer(t, false, loadSpec{name: "echo", cfg: plugin.Config{MemoryLimit: 2 << 20}})
 	cs := connect(t, srv, nil)
 	tool, _ := reg.Lookup("echo")
 	big := strings.Repeat("x", tool.Plugin.MaxInput()+1)
@@ -89,14 +96,18 @@ func TestInputTooLarge(t *testing.T) {
 	if !res.IsError || category(res) != "input_too_large" {
 		t.Fatalf("want input_too_large, got %v %s", res.Meta, text(res)[:min(200, len(text(res)))])
 	}
-	// Just under the limit must be echoed in full, not silently emptied.
-	small := strings.Repeat("y", tool.Plugin.MaxInput()/4)
+	// An input the limit admits must reach the guest in full. (Echo needs
+	// room for its output too, so send less than half the limit.)
+	small := strings.Repeat("y", tool.Plugin.MaxInput()*2/5)
 	res = call(t, cs, "echo", map[string]any{"text": small})
 	if res.IsError {
 		t.Fatalf("input under the limit refused: %s", text(res))
 	}
-	if sc, _ := res.StructuredContent.(map[string]any); sc == nil {
-		t.Fatalf("no echo: %v", res.StructuredContent)
+	sc, _ := res.StructuredContent.(map[string]any)
+	req, _ := sc["request"].(map[string]any)
+	args, _ := req["arguments"].(map[string]any)
+	if args["text"] != small {
+		t.Fatalf("the guest did not receive the whole input")
 	}
 }
 

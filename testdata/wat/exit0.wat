@@ -1,0 +1,7 @@
+;; exit0: calls proc_exit(0) before writing any output. Expect exit (not success).
+  (import "wasi_snapshot_preview1" "proc_exit" (func $proc_exit (param i32)))
+;; ---
+  (data (i32.const 0) "{\"tools\":[{\"name\":\"exit0\",\"description\":\"Test fixture: exit0.\",\"inputSchema\":{\"type\":\"object\"}}]}\00")
+  (export "list_tools" (func $list))
+  (func $call (result i32) (call $proc_exit (i32.const 0)) (i32.const 0))
+  (export "call_tool" (func $call))
