@@ -190,7 +190,7 @@ func TestSHA256Pin(t *testing.T) {
 		line := sc.Text()
 		log = append(log, line)
 		if strings.Contains(line, "plugin not loaded") {
-			if !strings.Contains(line, "sha256 mismatch") || !strings.Contains(line, `"echo"`) {
+			if !strings.Contains(line, "sha256 mismatch") || !strings.Contains(line, "echo.wasm") {
 				t.Fatalf("refusal does not name the plugin and the mismatch: %s", line)
 			}
 			return
