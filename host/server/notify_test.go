@@ -1,0 +1,203 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type recorder struct {
+	mu       sync.Mutex
+	progress []*mcp.ProgressNotificationParams
+	logs     []*mcp.LoggingMessageParams
+}
+
+func (r *recorder) options() *mcp.ClientOptions {
+	return &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			r.mu.Lock()
+			r.progress = append(r.progress, req.Params)
+			r.mu.Unlock()
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			r.mu.Lock()
+			r.logs = append(r.logs, req.Params)
+			r.mu.Unlock()
+		},
+	}
+}
+
+// settle waits until n notifications of a kind arrived (they race the result).
+func (r *recorder) settle(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		r.mu.Lock()
+		ok := cond()
+		r.mu.Unlock()
+		if ok {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("notifications did not arrive: progress %d, logs %d", len(r.progress), len(r.logs))
+}
+
+// TestProgressAndLog checks notify_progress and notify_logging_message in
+// both protocol eras: the legacy one (logging/setLevel) and 2026-07-28
+// (the level travels in each request's _meta).
+func TestProgressAndLog(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "notify"})
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(era, func(t *testing.T) {
+			rec := &recorder{}
+			cs := connectVersion(t, srv, rec.options(), era)
+			ctx := context.Background()
+			callNotify := func(level string, token any) {
+				t.Helper()
+				params := &mcp.CallToolParams{Name: "notify", Arguments: map[string]any{}}
+				if era == "2026-07-28" {
+					params.Meta = mcp.Meta{mcp.MetaKeyLogLevel: level}
+				} else if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(level)}); err != nil {
+					t.Fatal(err)
+				}
+				if token != nil {
+					params.SetProgressToken(token)
+				}
+				res, err := cs.CallTool(ctx, params)
+				if err != nil || res.IsError {
+					t.Fatalf("notify: %v %v", err, res)
+				}
+			}
+			callNotify("info", "tok-1")
+			rec.settle(t, func() bool { return len(rec.progress) == 3 && len(rec.logs) == 1 })
+			if p := rec.progress[2]; p.ProgressToken != "tok-1" || p.Progress != 3 || p.Total != 3 || p.Message != "three" {
+				t.Fatalf("progress = %+v", p)
+			}
+			if l := rec.logs[0]; l.Level != "info" || l.Logger != "notify" || l.Data != "hello from the guest" {
+				t.Fatalf("log = %+v", l)
+			}
+			// Without a progress token there is no progress; with the level
+			// above info there is no log.
+			callNotify("error", nil)
+			callNotify("info", "tok-2") // a marker: its notifications arrive after the previous call's would have
+			rec.settle(t, func() bool { return len(rec.progress) == 6 && len(rec.logs) == 2 })
+			rec.mu.Lock()
+			defer rec.mu.Unlock()
+			if rec.progress[3].ProgressToken != "tok-2" {
+				t.Fatalf("a call without a progress token produced progress: %+v", rec.progress[3])
+			}
+		})
+	}
+}
+
+// connectVersion connects a client that asks for a protocol version.
+func connectVersion(t testing.TB, srv *server.Server, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.MCP().Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client"}, opts).
+		Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close(); ss.Wait() })
+	return cs
+}
+
+func TestLogFloodIsBounded(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "log_flood", cfg: plugin.Config{Timeout: 30 * time.Second}})
+	rec := &recorder{}
+	cs := connectVersion(t, srv, rec.options(), "2025-11-25")
+	ctx := context.Background()
+	cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"})
+	if res := call(t, cs, "log_flood", map[string]any{}); res.IsError {
+		t.Fatal(text(res))
+	}
+	cs.Ping(ctx, nil)
+	rec.settle(t, func() bool { return len(rec.logs) >= 100 })
+	time.Sleep(100 * time.Millisecond)
+	rec.mu.Lock()
+	n := len(rec.logs)
+	rec.mu.Unlock()
+	if n != 100 {
+		t.Fatalf("client got %d log messages from one call; want the per-call limit, 100", n)
+	}
+}
+
+func TestHTTPRefusesForeignOrigin(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "echo"})
+	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{}))
+	defer hs.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Origin", "https://evil.example")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusForbidden {
+		t.Fatalf("foreign origin: status %d, want 403", resp.StatusCode)
+	}
+}
+
+func TestHTTPBodyLimit(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "echo"})
+	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{MaxBodyBytes: 1 << 10}))
+	defer hs.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"` + strings.Repeat("x", 4<<10) + `"}}`
+	req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge {
+		t.Fatalf("oversized body: status %d, want 413", resp.StatusCode)
+	}
+}
+
+// TestNoGoroutineLeak runs every failure kind and checks the goroutine count
+// returns to where it started.
+func TestNoGoroutineLeak(t *testing.T) {
+	names := []string{"spin", "sleep", "trap", "exit0", "guest_error", "bad_json", "stdout_flood"}
+	var specs []loadSpec
+	for _, n := range names {
+		specs = append(specs, loadSpec{name: n, cfg: plugin.Config{Timeout: 300 * time.Millisecond}})
+	}
+	srv, _ := newServer(t, false, specs...)
+	cs := connect(t, srv, nil)
+	call(t, cs, "trap", map[string]any{}) // warm up lazily started goroutines
+	before := runtime.NumGoroutine()
+	for range 3 {
+		for _, n := range names {
+			call(t, cs, n, map[string]any{})
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		buf := make([]byte, 1<<20)
+		t.Fatalf("goroutines: %d before, %d after\n%s", before, after, buf[:runtime.Stack(buf, true)])
+	}
+}

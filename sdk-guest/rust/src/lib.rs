@@ -1,0 +1,215 @@
+//! Guest SDK for [mcpwasm](../../abi/ABI.md) plugins, ABI v1.
+//!
+//! A plugin declares its tools with [`plugin!`], which defines the
+//! `list_tools`, `call_tool` and `mcpwasm_abi_version` exports:
+//!
+//! ```
+//! use mcpwasm::{Call, Tool, ToolResult};
+//!
+//! fn hello(call: &Call) -> Result<ToolResult, String> {
+//!     Ok(ToolResult::text(format!("Hello, {}!", call.string("name")?)))
+//! }
+//!
+//! mcpwasm::plugin! {
+//!     tools: [
+//!         Tool::new("hello", "Greets someone by name", r#"{"type":"object",
+//!             "properties":{"name":{"type":"string"}},"required":["name"]}"#, hello),
+//!     ]
+//! }
+//! # fn main() {
+//! # let r = mcpwasm::testing::call_tool(&mcpwasm_tools(), "hello", r#"{"name":"Ada"}"#);
+//! # assert_eq!(r["content"][0]["text"].as_str(), Some("Hello, Ada!"));
+//! # }
+//! ```
+//!
+//! A handler's `Err(message)` becomes a `CallToolResult` with `isError: true`
+//! and the message as text, which the model reads (ABI.md §4). A panic is
+//! reported through `error_set` and stderr, so it reaches the model too.
+//!
+//! The crate has no dependencies. It builds with Rust 1.63 for `wasm32-wasi`
+//! and with newer toolchains for `wasm32-wasip1` or `wasm32-unknown-unknown`.
+
+pub mod json;
+
+mod call;
+mod host;
+mod kernel;
+mod result;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod testing;
+
+pub use call::Call;
+pub use host::{config, debug, log, log_as, progress, Level};
+pub use json::Value;
+pub use result::{base64, ToolResult};
+
+/// The ABI version this SDK implements (`mcpwasm_abi_version`).
+pub const ABI_VERSION: i32 = 1;
+
+/// A tool handler. `Err(message)` becomes an `isError` result.
+pub type Handler = fn(&Call) -> Result<ToolResult, String>;
+
+/// One tool a plugin declares. The schemas are JSON text, checked when the
+/// host lists the tools at load time.
+#[derive(Clone, Copy)]
+pub struct Tool {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// A JSON Schema object with `"type": "object"`.
+    pub input_schema: &'static str,
+    pub handler: Handler,
+    pub title: Option<&'static str>,
+    pub output_schema: Option<&'static str>,
+    /// MCP tool annotations as a JSON object, e.g. `{"readOnlyHint": true}`.
+    pub annotations: Option<&'static str>,
+}
+
+impl Tool {
+    pub const fn new(name: &'static str, description: &'static str, input_schema: &'static str, handler: Handler) -> Tool {
+        Tool { name, description, input_schema, handler, title: None, output_schema: None, annotations: None }
+    }
+    /// A human-readable title.
+    pub const fn title(self, title: &'static str) -> Tool {
+        Tool { title: Some(title), ..self }
+    }
+    /// The JSON Schema of `structuredContent`.
+    pub const fn output_schema(self, schema: &'static str) -> Tool {
+        Tool { output_schema: Some(schema), ..self }
+    }
+    /// Annotations (`readOnlyHint`, `idempotentHint`, ...) as a JSON object.
+    pub const fn annotations(self, annotations: &'static str) -> Tool {
+        Tool { annotations: Some(annotations), ..self }
+    }
+
+    /// The MCP `Tool` object, or why the declaration is wrong.
+    pub fn to_value(&self) -> Result<Value, String> {
+        let name = self.name;
+        let ok_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.';
+        if name.is_empty() || name.len() > 64 || !name.chars().all(ok_char) {
+            return Err(format!("tool name {:?} must be 1-64 characters of [A-Za-z0-9_.-]", name));
+        }
+        let schema = |what: &str, text: &str| -> Result<Value, String> {
+            let v = json::parse(text).map_err(|e| format!("tool {}: {} is not valid JSON: {}", name, what, e))?;
+            if v["type"].as_str() != Some("object") {
+                return Err(format!("tool {}: {} must be a JSON Schema object with \"type\": \"object\"", name, what));
+            }
+            Ok(v)
+        };
+        let mut v = Value::object().with("name", name);
+        if let Some(t) = self.title {
+            v.insert("title", t);
+        }
+        v.insert("description", self.description);
+        v.insert("inputSchema", schema("inputSchema", self.input_schema)?);
+        if let Some(s) = self.output_schema {
+            v.insert("outputSchema", schema("outputSchema", s)?);
+        }
+        if let Some(a) = self.annotations {
+            let a = json::parse(a).map_err(|e| format!("tool {}: annotations are not valid JSON: {}", name, e))?;
+            v.insert("annotations", a);
+        }
+        Ok(v)
+    }
+}
+
+/// Defines the plugin's exports from its tool list:
+///
+/// ```ignore
+/// mcpwasm::plugin! {
+///     tools: [ Tool::new("hello", "Greets someone", SCHEMA, hello), ... ]
+/// }
+/// ```
+///
+/// It also defines `pub fn mcpwasm_tools() -> Vec<mcpwasm::Tool>`, for tests
+/// (see [`testing`]).
+#[macro_export]
+macro_rules! plugin {
+    (tools: [ $($tool:expr),* $(,)? ] $(,)?) => {
+        /// The tools this plugin declares.
+        pub fn mcpwasm_tools() -> ::std::vec::Vec<$crate::Tool> {
+            ::std::vec![$($tool),*]
+        }
+
+        /// mcpwasm ABI: `ListToolsResult`.
+        #[no_mangle]
+        pub extern "C" fn list_tools() -> i32 {
+            $crate::exports::list_tools(&mcpwasm_tools())
+        }
+
+        /// mcpwasm ABI: `{"request", "context"}` -> `CallToolResult`.
+        #[no_mangle]
+        pub extern "C" fn call_tool() -> i32 {
+            $crate::exports::call_tool(&mcpwasm_tools())
+        }
+
+        /// mcpwasm ABI: the version this plugin was written for.
+        #[no_mangle]
+        pub extern "C" fn mcpwasm_abi_version() -> i32 {
+            $crate::ABI_VERSION
+        }
+    };
+}
+
+/// The bodies of the exports [`plugin!`] defines. Return codes follow the
+/// Extism convention: 0 for success, 1 after `error_set`.
+#[doc(hidden)]
+pub mod exports {
+    use super::{json, kernel, Call, Tool, ToolResult, Value};
+
+    pub fn list_tools(tools: &[Tool]) -> i32 {
+        install_panic_hook();
+        let mut list = Vec::with_capacity(tools.len());
+        for (i, t) in tools.iter().enumerate() {
+            if tools[..i].iter().any(|u| u.name == t.name) {
+                return fail(&format!("tool {} is declared twice", t.name));
+            }
+            match t.to_value() {
+                Ok(v) => list.push(v),
+                Err(e) => return fail(&e),
+            }
+        }
+        kernel::output(Value::object().with("tools", list).to_json().as_bytes());
+        0
+    }
+
+    pub fn call_tool(tools: &[Tool]) -> i32 {
+        install_panic_hook();
+        let input = kernel::input();
+        let call = match json::parse_bytes(&input).map_err(|e| e.to_string()).and_then(|v| Call::from_envelope(&v)) {
+            Ok(c) => c,
+            Err(e) => return fail(&format!("mcpwasm: malformed call_tool input: {}", e)),
+        };
+        let result = match tools.iter().find(|t| t.name == call.name()) {
+            Some(t) => (t.handler)(&call).unwrap_or_else(ToolResult::error),
+            None => ToolResult::error(format!("unknown tool {:?}", call.name())),
+        };
+        kernel::output(result.to_value().to_json().as_bytes());
+        0
+    }
+
+    fn fail(message: &str) -> i32 {
+        kernel::set_error(message);
+        1
+    }
+
+    /// On wasm, a panic aborts the instance (a trap). Before that, report it
+    /// on stderr in the form the host recognises (`panicked at ...`, one
+    /// line) and with `error_set`.
+    fn install_panic_hook() {
+        #[cfg(target_arch = "wasm32")]
+        {
+            static ONCE: std::sync::Once = std::sync::Once::new();
+            ONCE.call_once(|| {
+                std::panic::set_hook(Box::new(|info| {
+                    let p = info.payload();
+                    let msg = p.downcast_ref::<&str>().copied().or_else(|| p.downcast_ref::<String>().map(|s| s.as_str()));
+                    let msg = msg.unwrap_or("Box<dyn Any>");
+                    let at = info.location().map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+                    let line = format!("panicked at {}: {}", at.as_deref().unwrap_or("<unknown>"), msg);
+                    eprintln!("{}", line.replace('\n', " "));
+                    kernel::set_error(&line);
+                }));
+            });
+        }
+    }
+}

@@ -1,0 +1,86 @@
+//! Runs a plugin's exports natively, for `cargo test` on the build machine.
+//! Not available on wasm.
+//!
+//! ```
+//! use mcpwasm::{Call, Tool, ToolResult};
+//! fn echo(c: &Call) -> Result<ToolResult, String> { Ok(ToolResult::text(c.string("s")?)) }
+//! let tools = [Tool::new("echo", "", r#"{"type":"object"}"#, echo)];
+//! let r = mcpwasm::testing::call_tool(&tools, "echo", r#"{"s":"hi"}"#);
+//! assert_eq!(r["content"][0]["text"].as_str(), Some("hi"));
+//! let r = mcpwasm::testing::call_tool(&tools, "echo", "{}");
+//! assert_eq!(r["isError"].as_bool(), Some(true));
+//! ```
+
+use crate::json::{self, Value};
+use crate::kernel::imp::{Mock, MOCK};
+use crate::{exports, Tool};
+
+/// One host-function call the guest made: its name and JSON payload.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostCall {
+    pub function: &'static str,
+    pub payload: Value,
+}
+
+/// What one export call produced.
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// The export's return code: 0 for success.
+    pub rc: i32,
+    /// The output it set, parsed (`Value::Null` if none or not JSON).
+    pub output: Value,
+    /// The message it passed to `error_set`, if any.
+    pub error: Option<String>,
+    /// Notifications it sent, in order.
+    pub host_calls: Vec<HostCall>,
+}
+
+/// Sets a config value seen by [`crate::config`] in later calls on this thread.
+pub fn set_config(key: &str, value: &str) {
+    MOCK.with(|m| m.borrow_mut().config.push((key.to_string(), value.to_string())));
+}
+
+/// Calls an export body with `input` and returns what it produced.
+pub fn run(export: impl FnOnce() -> i32, input: &str) -> Outcome {
+    MOCK.with(|m| {
+        let config = std::mem::take(&mut m.borrow_mut().config);
+        *m.borrow_mut() = Mock { input: input.as_bytes().to_vec(), config, ..Mock::default() };
+    });
+    let rc = export();
+    MOCK.with(|m| {
+        let mut m = m.borrow_mut();
+        let output = m.output.take().and_then(|o| json::parse_bytes(&o).ok()).unwrap_or(Value::Null);
+        let host_calls = m
+            .host_calls
+            .drain(..)
+            .map(|(f, p)| HostCall { function: f.name(), payload: json::parse_bytes(&p).unwrap_or(Value::Null) })
+            .collect();
+        Outcome { rc, output, error: m.error.take(), host_calls }
+    })
+}
+
+/// Runs `list_tools` and returns the `ListToolsResult`, or the error it set.
+pub fn list_tools(tools: &[Tool]) -> Result<Value, String> {
+    let o = run(|| exports::list_tools(tools), "{}");
+    match o.rc {
+        0 => Ok(o.output),
+        _ => Err(o.error.unwrap_or_default()),
+    }
+}
+
+/// Runs `call_tool` for `name` with `arguments` (JSON text) as the host
+/// would, and returns the `CallToolResult`. Panics if the export failed.
+pub fn call_tool(tools: &[Tool], name: &str, arguments: &str) -> Value {
+    call_tool_full(tools, name, arguments).output
+}
+
+/// Like [`call_tool`] but returns the whole [`Outcome`], notifications included.
+pub fn call_tool_full(tools: &[Tool], name: &str, arguments: &str) -> Outcome {
+    let args = json::parse(arguments).unwrap_or_else(|e| panic!("arguments are not JSON: {}", e));
+    let input = Value::object()
+        .with("request", Value::object().with("name", name).with("arguments", args))
+        .with("context", Value::object().with("plugin", "test").with("tool", name));
+    let o = run(|| exports::call_tool(tools), &input.to_json());
+    assert_eq!(o.rc, 0, "call_tool failed: {:?}", o.error);
+    o
+}
