@@ -1,0 +1,62 @@
+package server_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var benchArgs = map[string]any{"text": "the quick brown fox jumps over the lazy dog"}
+
+// BenchmarkToolsCall is a tools/call round trip through the whole server
+// (go-sdk client → in-memory transport → go-sdk server → registry → fresh
+// sandbox → result) for the minimal WAT echo plugin.
+func BenchmarkToolsCall(b *testing.B) {
+	srv, _ := newServer(b, false, loadSpec{name: "echo"})
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		b.Run("wasm-echo/"+era, func(b *testing.B) {
+			cs := connectVersion(b, srv, nil, era)
+			benchCall(b, cs, "echo")
+		})
+	}
+}
+
+// BenchmarkToolsCallNative is the same round trip to a native Go echo tool
+// on a plain go-sdk server: the baseline the sandbox is measured against.
+func BenchmarkToolsCallNative(b *testing.B) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "native"}, nil)
+	s.AddTool(&mcp.Tool{Name: "echo", InputSchema: map[string]any{"type": "object"}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(req.Params.Arguments)}}}, nil
+		})
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		b.Run("native-echo/"+era, func(b *testing.B) {
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := s.Connect(context.Background(), st, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).
+				Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: era})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() { cs.Close(); ss.Wait() }()
+			benchCall(b, cs, "echo")
+		})
+	}
+}
+
+func benchCall(b *testing.B, cs *mcp.ClientSession, name string) {
+	ctx := context.Background()
+	params := &mcp.CallToolParams{Name: name, Arguments: benchArgs}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := cs.CallTool(ctx, params)
+		if err != nil || res.IsError {
+			b.Fatalf("%v %v", err, res)
+		}
+	}
+}
