@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
@@ -88,7 +89,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	}
 	reg := registry.New()
 	name := cfg.Server.Name
-	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger})
+	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger, Features: scanFeatures(specs, logger)})
 
 	// Plugins load in the background: the handshake is answered at once, and
 	// tool requests wait until the first load finishes.
@@ -153,14 +154,15 @@ func loadAll(ctx context.Context, rt *plugin.Runtime, reg *registry.Registry, sr
 				logger.Error("plugin not loaded", "err", err)
 				return
 			}
-			tools, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: s.unprefixed})
+			e, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: s.unprefixed})
 			if err != nil {
 				logger.Error("plugin not loaded", "source", s.cfg.Source, "err", err)
 				p.Close(ctx)
 				return
 			}
-			srv.AddTools(tools)
-			logger.Info("plugin loaded", "plugin", p.Name(), "source", s.cfg.Source, "tools", len(tools),
+			srv.AddEntry(e)
+			logger.Info("plugin loaded", "plugin", p.Name(), "source", s.cfg.Source, "tools", len(e.Tools),
+				"resources", len(e.Resources)+len(e.Templates), "prompts", len(e.Prompts),
 				"took", time.Since(start).Round(time.Millisecond))
 		}()
 	}
@@ -196,4 +198,29 @@ func serveHTTP(ctx context.Context, srv *server.Server, addr string, stateless b
 		return err
 	}
 	return nil
+}
+
+// scanFeatures reads each plugin's exports — a fast parse, no compilation —
+// to know which capabilities to advertise before the plugins are compiled.
+func scanFeatures(specs []spec, logger *slog.Logger) server.Features {
+	var f server.Features
+	for _, s := range specs {
+		names, err := plugin.ExportNames(s.cfg.Wasm)
+		if err != nil {
+			continue // Load reports it
+		}
+		for _, name := range names {
+			switch name {
+			case abi.ExportListTools, abi.ExportDescribe:
+				f.Tools = true
+			case abi.ExportListResources, abi.ExportListResourceTemplates:
+				f.Resources = true
+			case abi.ExportListPrompts:
+				f.Prompts = true
+			case abi.ExportComplete:
+				f.Completions = true
+			}
+		}
+	}
+	return f
 }

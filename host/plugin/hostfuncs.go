@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -16,6 +17,13 @@ type Callbacks interface {
 	Progress(ctx context.Context, payload json.RawMessage) error
 	// Log handles a notify_logging_message payload ({"level","logger","data"}).
 	Log(ctx context.Context, payload json.RawMessage) error
+	// Request makes a request of the client (create_message,
+	// create_elicitation, list_roots) and returns its result. It must return
+	// when ctx ends.
+	Request(ctx context.Context, function string, payload json.RawMessage) (json.RawMessage, error)
+	// Notify handles notify_resource_updated and the notify_*_list_changed
+	// functions; payload is nil for the latter.
+	Notify(ctx context.Context, function string, payload json.RawMessage) error
 }
 
 type callbacksKey struct{}
@@ -36,8 +44,15 @@ const maxHostPayload = 1 << 20
 // HostFunctions lists the extism:host/user functions this host provides, by
 // name. A plugin importing any other user function is refused at load.
 var HostFunctions = map[string]bool{
-	"notify_progress":        true,
-	"notify_logging_message": true,
+	"notify_progress":              true,
+	"notify_logging_message":       true,
+	"create_message":               true,
+	"create_elicitation":           true,
+	"list_roots":                   true,
+	"notify_resource_updated":      true,
+	"notify_tool_list_changed":     true,
+	"notify_resource_list_changed": true,
+	"notify_prompt_list_changed":   true,
 }
 
 // readPayload takes ownership of the kernel block at handle and returns its
@@ -73,9 +88,84 @@ func notifyFunc(name string, deliver func(Callbacks, context.Context, json.RawMe
 	return f
 }
 
+// requestFunc is a host function that asks the client something and returns
+// its answer, or {"error":{"message":...}}, as a new kernel block.
+func requestFunc(name string, takesInput bool) extism.HostFunction {
+	var params []extism.ValueType
+	if takesInput {
+		params = []extism.ValueType{extism.ValueTypePTR}
+	}
+	f := extism.NewHostFunctionWithStack(name,
+		func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+			var payload []byte
+			if takesInput {
+				payload = readPayload(ctx, p, stack[0])
+				if payload == nil || !json.Valid(payload) {
+					stack[0] = writeResult(ctx, p, nil, errors.New("the request is not valid JSON (or is over 1 MiB)"))
+					return
+				}
+			}
+			cb := callbacksFrom(ctx)
+			if cb == nil {
+				stack[0] = writeResult(ctx, p, nil, errors.New("no client is connected to this call"))
+				return
+			}
+			res, err := cb.Request(ctx, name, payload)
+			if err == nil && ctx.Err() != nil {
+				err = ctx.Err()
+			}
+			stack[0] = writeResult(ctx, p, res, err)
+		},
+		params, []extism.ValueType{extism.ValueTypePTR})
+	f.SetNamespace(abi.NamespaceUser)
+	return f
+}
+
+func writeResult(ctx context.Context, p *extism.CurrentPlugin, res json.RawMessage, err error) uint64 {
+	if err != nil {
+		res, _ = json.Marshal(map[string]any{"error": map[string]string{"message": err.Error()}})
+	}
+	h, werr := p.WriteBytes(res)
+	if werr != nil {
+		return 0 // the kernel is out of memory; the guest sees a null handle
+	}
+	return h
+}
+
+// eventFunc is a notification without a reply; withInput says whether it
+// takes a JSON payload.
+func eventFunc(name string, withInput bool) extism.HostFunction {
+	var params []extism.ValueType
+	if withInput {
+		params = []extism.ValueType{extism.ValueTypePTR}
+	}
+	f := extism.NewHostFunctionWithStack(name,
+		func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+			var payload []byte
+			if withInput {
+				if payload = readPayload(ctx, p, stack[0]); payload == nil || !json.Valid(payload) {
+					return
+				}
+			}
+			if cb := callbacksFrom(ctx); cb != nil && ctx.Err() == nil {
+				_ = cb.Notify(ctx, name, payload) // best effort, like every notification
+			}
+		},
+		params, nil)
+	f.SetNamespace(abi.NamespaceUser)
+	return f
+}
+
 func hostFunctions() []extism.HostFunction {
 	return []extism.HostFunction{
 		notifyFunc("notify_progress", Callbacks.Progress),
 		notifyFunc("notify_logging_message", Callbacks.Log),
+		requestFunc("create_message", true),
+		requestFunc("create_elicitation", true),
+		requestFunc("list_roots", false),
+		eventFunc("notify_resource_updated", true),
+		eventFunc("notify_tool_list_changed", false),
+		eventFunc("notify_resource_list_changed", false),
+		eventFunc("notify_prompt_list_changed", false),
 	}
 }

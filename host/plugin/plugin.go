@@ -207,3 +207,19 @@ func hostFunctionList() string {
 func (p *Plugin) Close(ctx context.Context) error {
 	return p.compiled.Close(ctx)
 }
+
+// ExportNames lists a module's exported functions without compiling it: a
+// quick look used to learn what plugins provide before they load.
+func ExportNames(wasm []byte) ([]string, error) {
+	m, err := wasmbin.Inspect(wasm)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range m.Exports {
+		if e.Kind == wasmbin.KindFunc {
+			names = append(names, e.Name)
+		}
+	}
+	return names, nil
+}

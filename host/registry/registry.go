@@ -39,16 +39,31 @@ type Tool struct {
 	legacy bool
 }
 
-// Registry maps exposed names to tools. It is safe for concurrent use.
+// Registry maps exposed names and URIs to what serves them. It is safe for
+// concurrent use.
 type Registry struct {
-	mu      sync.RWMutex
-	tools   map[string]*Tool
-	plugins []*plugin.Plugin
+	mu        sync.RWMutex
+	tools     map[string]*Tool
+	prompts   map[string]*Prompt
+	resources map[string]*Resource
+	templates map[string]*Template
+	plugins   []*plugin.Plugin
+	opts      map[*plugin.Plugin]AddOptions
 }
 
 // New returns an empty registry.
 func New() *Registry {
-	return &Registry{tools: map[string]*Tool{}}
+	return &Registry{tools: map[string]*Tool{}, prompts: map[string]*Prompt{},
+		resources: map[string]*Resource{}, templates: map[string]*Template{}, opts: map[*plugin.Plugin]AddOptions{}}
+}
+
+// Entry is everything one plugin declared.
+type Entry struct {
+	Plugin    *plugin.Plugin
+	Tools     []*Tool
+	Resources []*Resource
+	Templates []*Template
+	Prompts   []*Prompt
 }
 
 // AddOptions says how a plugin's names are exposed.
@@ -58,27 +73,129 @@ type AddOptions struct {
 	Unprefixed bool
 }
 
-// Add reads a plugin's tool list, validates it and adds its tools. Either
-// all of the plugin's tools are added or none: a malformed list or a name
-// collision is an error naming the plugin and the tool.
-func (r *Registry) Add(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Tool, error) {
-	tools, err := readTools(ctx, p, opts)
+// Add reads everything a plugin declares (tools, resources, templates,
+// prompts), validates it and adds it. Either all of it is added or none: a
+// malformed list or a collision with another plugin is an error naming the
+// plugin and the item.
+func (r *Registry) Add(ctx context.Context, p *plugin.Plugin, opts AddOptions) (*Entry, error) {
+	e, err := read(ctx, p, opts)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, t := range tools {
+	if err := r.collisions(e); err != nil {
+		return nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
+	}
+	r.insert(e)
+	r.plugins = append(r.plugins, p)
+	r.opts[p] = opts
+	return e, nil
+}
+
+// Refresh re-reads a plugin's declarations (after it said its lists
+// changed) and replaces its old ones. It returns the old and new entries.
+func (r *Registry) Refresh(ctx context.Context, p *plugin.Plugin) (old, cur *Entry, err error) {
+	r.mu.RLock()
+	opts, ok := r.opts[p]
+	r.mu.RUnlock()
+	if !ok {
+		return nil, nil, fmt.Errorf("plugin %q is not in the registry", p.Name())
+	}
+	e, err := read(ctx, p, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old = r.remove(p)
+	if err := r.collisions(e); err != nil {
+		r.insert(old)
+		return nil, nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
+	}
+	r.insert(e)
+	return old, e, nil
+}
+
+func (r *Registry) collisions(e *Entry) error {
+	for _, t := range e.Tools {
 		if prev, ok := r.tools[t.Def.Name]; ok {
-			return nil, fmt.Errorf("plugin %q: tool %q collides with the tool of the same name from plugin %q; set prefix = true on one of them, or rename it",
-				p.Name(), t.Def.Name, prev.Plugin.Name())
+			return fmt.Errorf("tool %q collides with the tool of the same name from plugin %q; set prefix = true on one of them, or rename it",
+				t.Def.Name, prev.Plugin.Name())
 		}
 	}
-	for _, t := range tools {
+	for _, pr := range e.Prompts {
+		if prev, ok := r.prompts[pr.Def.Name]; ok {
+			return fmt.Errorf("prompt %q collides with the prompt of the same name from plugin %q", pr.Def.Name, prev.Plugin.Name())
+		}
+	}
+	for _, res := range e.Resources {
+		if prev, ok := r.resources[res.Def.URI]; ok {
+			return fmt.Errorf("resource %q is also declared by plugin %q", res.Def.URI, prev.Plugin.Name())
+		}
+		for _, t := range r.templates {
+			if t.match(res.Def.URI) {
+				return fmt.Errorf("resource %q matches template %q of plugin %q", res.Def.URI, t.Def.URITemplate, t.Plugin.Name())
+			}
+		}
+	}
+	for _, t := range e.Templates {
+		for _, prev := range r.templates {
+			if overlap(t, prev) {
+				return fmt.Errorf("resource template %q overlaps template %q of plugin %q", t.Def.URITemplate, prev.Def.URITemplate, prev.Plugin.Name())
+			}
+		}
+		for uri, prev := range r.resources {
+			if t.match(uri) {
+				return fmt.Errorf("resource template %q matches resource %q of plugin %q", t.Def.URITemplate, uri, prev.Plugin.Name())
+			}
+		}
+	}
+	return nil
+}
+
+func (r *Registry) insert(e *Entry) {
+	for _, t := range e.Tools {
 		r.tools[t.Def.Name] = t
 	}
-	r.plugins = append(r.plugins, p)
-	return tools, nil
+	for _, p := range e.Prompts {
+		r.prompts[p.Def.Name] = p
+	}
+	for _, res := range e.Resources {
+		r.resources[res.Def.URI] = res
+	}
+	for _, t := range e.Templates {
+		r.templates[t.Def.URITemplate] = t
+	}
+}
+
+func (r *Registry) remove(p *plugin.Plugin) *Entry {
+	e := &Entry{Plugin: p}
+	for k, t := range r.tools {
+		if t.Plugin == p {
+			e.Tools = append(e.Tools, t)
+			delete(r.tools, k)
+		}
+	}
+	for k, x := range r.prompts {
+		if x.Plugin == p {
+			e.Prompts = append(e.Prompts, x)
+			delete(r.prompts, k)
+		}
+	}
+	for k, x := range r.resources {
+		if x.Plugin == p {
+			e.Resources = append(e.Resources, x)
+			delete(r.resources, k)
+		}
+	}
+	for k, x := range r.templates {
+		if x.Plugin == p {
+			e.Templates = append(e.Templates, x)
+			delete(r.templates, k)
+		}
+	}
+	return e
 }
 
 // Lookup returns the tool exposed under name.
@@ -124,19 +241,13 @@ func readTools(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Tool,
 		}
 		export, legacy = abi.ExportDescribe, true
 	}
-	out, cerr := p.Invoke(ctx, export, []byte("{}"))
-	if cerr != nil {
-		return nil, fmt.Errorf("%s failed: %s", export, cerr.Message)
-	}
-	var list struct {
-		Tools []json.RawMessage `json:"tools"`
-	}
-	if err := json.Unmarshal(out, &list); err != nil {
-		return nil, fmt.Errorf("%s returned invalid JSON: %v", export, err)
+	raws, err := readList(ctx, p, export, "tools", !legacy)
+	if err != nil {
+		return nil, err
 	}
 	seen := map[string]bool{}
 	var tools []*Tool
-	for i, raw := range list.Tools {
+	for i, raw := range raws {
 		t, err := checkTool(p, raw, opts)
 		if err != nil {
 			return nil, fmt.Errorf("%s: tool #%d: %w", export, i, err)

@@ -3,17 +3,22 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
+	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // callbacks delivers one guest call's notifications to its client session.
 type callbacks struct {
+	srv     *Server
 	session *mcp.ServerSession
 	token   any
+	plugin  *plugin.Plugin
 	logger  *slog.Logger
 	tool    string
 
@@ -66,4 +71,89 @@ func (c *callbacks) Log(ctx context.Context, payload json.RawMessage) error {
 	c.logsLeft--
 	c.mu.Unlock()
 	return c.session.Log(ctx, &mcp.LoggingMessageParams{Level: p.Level, Logger: p.Logger, Data: p.Data})
+}
+
+// Request makes a server-to-client request on the guest's behalf. It returns
+// when the client answers or the call's context ends.
+func (c *callbacks) Request(ctx context.Context, function string, payload json.RawMessage) (json.RawMessage, error) {
+	if c.session == nil {
+		return nil, errors.New("no client session")
+	}
+	caps := clientCapabilities(c.session)
+	var res any
+	var err error
+	switch function {
+	case "create_message":
+		if caps == nil || caps.Sampling == nil {
+			return nil, errors.New("the client does not support sampling (it declared no sampling capability)")
+		}
+		var p mcp.CreateMessageParams
+		if err := json.Unmarshal(payload, &p); err != nil {
+			return nil, fmt.Errorf("create_message: invalid request: %v", err)
+		}
+		res, err = c.session.CreateMessage(ctx, &p)
+	case "create_elicitation":
+		if caps == nil || caps.Elicitation == nil {
+			return nil, errors.New("the client does not support elicitation (it declared no elicitation capability)")
+		}
+		var p mcp.ElicitParams
+		if err := json.Unmarshal(payload, &p); err != nil {
+			return nil, fmt.Errorf("create_elicitation: invalid request: %v", err)
+		}
+		res, err = c.session.Elicit(ctx, &p)
+	case "list_roots":
+		if caps == nil || caps.RootsV2 == nil {
+			return nil, errors.New("the client does not support roots")
+		}
+		res, err = c.session.ListRoots(ctx, nil)
+	default:
+		return nil, fmt.Errorf("unknown host function %q", function)
+	}
+	if err != nil {
+		return nil, explain(function, err)
+	}
+	return json.Marshal(res)
+}
+
+func clientCapabilities(ss *mcp.ServerSession) *mcp.ClientCapabilities {
+	ip := ss.InitializeParams()
+	if ip == nil {
+		return nil
+	}
+	return ip.Capabilities
+}
+
+// explain turns go-sdk's errors for impossible requests into sentences a
+// guest (and the model reading its error) can act on.
+func explain(function string, err error) error {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "stateless"):
+		return fmt.Errorf("%s is not available: the server runs in stateless HTTP mode, which cannot send requests to the client", function)
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s: the call's time limit passed while waiting for the client", function)
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("%s: the call was cancelled", function)
+	}
+	return fmt.Errorf("%s failed: %v", function, err)
+}
+
+// Notify handles resource updates and list changes.
+func (c *callbacks) Notify(ctx context.Context, function string, payload json.RawMessage) error {
+	switch function {
+	case "notify_resource_updated":
+		var p struct {
+			URI string `json:"uri"`
+		}
+		if err := json.Unmarshal(payload, &p); err != nil || p.URI == "" {
+			return fmt.Errorf("notify_resource_updated: want {\"uri\": ...}")
+		}
+		return c.srv.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: p.URI})
+	case "notify_tool_list_changed", "notify_resource_list_changed", "notify_prompt_list_changed":
+		if c.plugin != nil {
+			c.srv.requestRefresh(c.plugin)
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown host function %q", function)
 }

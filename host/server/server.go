@@ -27,6 +27,14 @@ type Options struct {
 	// LogsPerCall bounds the log notifications one guest call may send.
 	// Default 100; the rest are dropped and counted in the server log.
 	LogsPerCall int
+	// Features are what the plugins provide, known from their exports
+	// before they finish compiling; they decide the advertised capabilities.
+	Features Features
+}
+
+// Features says which MCP features the server advertises.
+type Features struct {
+	Tools, Resources, Prompts, Completions bool
 }
 
 // Server is an MCP server over a registry.
@@ -39,6 +47,7 @@ type Server struct {
 	readyOnce sync.Once
 	ready     chan struct{}
 	inflight  sync.WaitGroup
+	refresh   refresher
 }
 
 // New creates a server. Until Ready is called, tool requests wait, so a
@@ -56,14 +65,25 @@ func New(reg *registry.Registry, opts Options) *Server {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{reg: reg, opts: opts, logger: logger, ready: make(chan struct{})}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: opts.Instructions,
-		Logger:       logger,
-		Capabilities: &mcp.ServerCapabilities{
-			Tools:   &mcp.ToolCapabilities{ListChanged: true},
-			Logging: &mcp.LoggingCapabilities{},
-		},
-	})
+	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
+	if opts.Features.Tools {
+		caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
+	}
+	if opts.Features.Resources {
+		caps.Resources = &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true}
+	}
+	if opts.Features.Prompts {
+		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
+	}
+	so := &mcp.ServerOptions{Instructions: opts.Instructions, Logger: logger, Capabilities: caps}
+	if opts.Features.Completions {
+		caps.Completions = &mcp.CompletionCapabilities{}
+		so.CompletionHandler = s.complete
+	}
+	if opts.Features.Resources {
+		so.SubscribeHandler, so.UnsubscribeHandler = s.subscribe, s.unsubscribe
+	}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
 	s.mcp.AddReceivingMiddleware(s.waitReady)
 	return s
 }
@@ -79,7 +99,8 @@ func (s *Server) Ready() { s.readyOnce.Do(func() { close(s.ready) }) }
 func (s *Server) waitReady(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
-		case "tools/list", "tools/call":
+		case "tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read",
+			"prompts/list", "prompts/get", "completion/complete", "resources/subscribe":
 			select {
 			case <-s.ready:
 			case <-ctx.Done():
@@ -90,21 +111,11 @@ func (s *Server) waitReady(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// AddTools publishes tools to clients. Connected clients get a
-// list_changed notification.
-func (s *Server) AddTools(tools []*registry.Tool) {
-	for _, t := range tools {
-		s.mcp.AddTool(t.Def, s.toolHandler(t))
-	}
-}
-
 func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		s.inflight.Add(1)
 		defer s.inflight.Done()
-		cb := &callbacks{session: req.Session, token: req.Params.GetProgressToken(),
-			logsLeft: s.opts.LogsPerCall, logger: s.logger, tool: t.Def.Name}
-		ctx = plugin.WithCallbacks(ctx, cb)
+		ctx = plugin.WithCallbacks(ctx, s.callbacksFor(req.Session, req.Params.GetProgressToken(), t.Plugin, t.Def.Name))
 		res := t.Call(ctx, registry.CallRequest{Arguments: req.Params.Arguments, Meta: req.Params.Meta})
 		if res.IsError {
 			s.logger.Info("tool call failed", "tool", t.Def.Name, "meta", res.Meta)

@@ -44,7 +44,8 @@ func newServer(t testing.TB, prefixed bool, specs ...loadSpec) (*server.Server, 
 		t.Fatal(err)
 	}
 	reg := registry.New()
-	srv := server.New(reg, server.Options{Name: "test"})
+	var entries []*registry.Entry
+	var features server.Features
 	for _, s := range specs {
 		data, err := os.ReadFile(fixture(t, s.name))
 		if err != nil {
@@ -56,11 +57,19 @@ func newServer(t testing.TB, prefixed bool, specs ...loadSpec) (*server.Server, 
 		if err != nil {
 			t.Fatalf("load %s: %v", s.name, err)
 		}
-		tools, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: !prefixed})
+		e, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: !prefixed})
 		if err != nil {
 			t.Fatalf("add %s: %v", s.name, err)
 		}
-		srv.AddTools(tools)
+		entries = append(entries, e)
+		features.Tools = features.Tools || len(e.Tools) > 0
+		features.Resources = features.Resources || len(e.Resources)+len(e.Templates) > 0
+		features.Prompts = features.Prompts || len(e.Prompts) > 0
+		features.Completions = features.Completions || p.Exports("complete")
+	}
+	srv := server.New(reg, server.Options{Name: "test", Features: features})
+	for _, e := range entries {
+		srv.AddEntry(e)
 	}
 	srv.Ready()
 	t.Cleanup(func() { reg.Close(ctx); rt.Close(ctx) })

@@ -76,7 +76,12 @@ impl Call {
         }
     }
 
-    fn optional<'a, T>(&'a self, key: &str, kind: &str, f: impl Fn(&'a Value) -> Option<T>) -> Result<Option<T>, String> {
+    fn optional<'a, T>(
+        &'a self,
+        key: &str,
+        kind: &str,
+        f: impl Fn(&'a Value) -> Option<T>,
+    ) -> Result<Option<T>, String> {
         match self.arg(key) {
             None => Ok(None),
             Some(_) => self.required(key, kind, f).map(Some),

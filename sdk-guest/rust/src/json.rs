@@ -163,54 +163,28 @@ impl fmt::Display for Value {
     }
 }
 
-impl From<bool> for Value {
-    fn from(b: bool) -> Value {
-        Value::Bool(b)
-    }
+macro_rules! from {
+    ($($t:ty => |$x:ident| $e:expr),* $(,)?) => {
+        $(impl From<$t> for Value {
+            fn from($x: $t) -> Value {
+                $e
+            }
+        })*
+    };
 }
-impl From<i64> for Value {
-    fn from(n: i64) -> Value {
-        Value::Int(n)
-    }
+
+from! {
+    bool => |b| Value::Bool(b),
+    i64 => |n| Value::Int(n),
+    i32 => |n| Value::Int(n as i64),
+    u32 => |n| Value::Int(n as i64),
+    usize => |n| i64::try_from(n).map_or(Value::Float(n as f64), Value::Int),
+    f64 => |f| Value::Float(f),
+    &str => |s| Value::String(s.to_string()),
+    String => |s| Value::String(s),
+    Vec<Value> => |a| Value::Array(a),
 }
-impl From<i32> for Value {
-    fn from(n: i32) -> Value {
-        Value::Int(n as i64)
-    }
-}
-impl From<u32> for Value {
-    fn from(n: u32) -> Value {
-        Value::Int(n as i64)
-    }
-}
-impl From<usize> for Value {
-    fn from(n: usize) -> Value {
-        match i64::try_from(n) {
-            Ok(i) => Value::Int(i),
-            Err(_) => Value::Float(n as f64),
-        }
-    }
-}
-impl From<f64> for Value {
-    fn from(f: f64) -> Value {
-        Value::Float(f)
-    }
-}
-impl From<&str> for Value {
-    fn from(s: &str) -> Value {
-        Value::String(s.to_string())
-    }
-}
-impl From<String> for Value {
-    fn from(s: String) -> Value {
-        Value::String(s)
-    }
-}
-impl From<Vec<Value>> for Value {
-    fn from(a: Vec<Value>) -> Value {
-        Value::Array(a)
-    }
-}
+
 impl<T: Into<Value>> From<Option<T>> for Value {
     fn from(o: Option<T>) -> Value {
         o.map_or(Value::Null, Into::into)
@@ -306,10 +280,7 @@ impl<'a> Parser<'a> {
     fn enter(&mut self) -> Result<(), Error> {
         self.depth += 1;
         if self.depth > self.max_depth {
-            return Err(Error {
-                message: format!("nesting deeper than {} levels", self.max_depth),
-                offset: self.i,
-            });
+            return Err(Error { message: format!("nesting deeper than {} levels", self.max_depth), offset: self.i });
         }
         self.i += 1; // the opening bracket
         Ok(())

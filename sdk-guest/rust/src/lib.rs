@@ -65,7 +65,12 @@ pub struct Tool {
 }
 
 impl Tool {
-    pub const fn new(name: &'static str, description: &'static str, input_schema: &'static str, handler: Handler) -> Tool {
+    pub const fn new(
+        name: &'static str,
+        description: &'static str,
+        input_schema: &'static str,
+        handler: Handler,
+    ) -> Tool {
         Tool { name, description, input_schema, handler, title: None, output_schema: None, annotations: None }
     }
     /// A human-readable title.
@@ -202,7 +207,8 @@ pub mod exports {
             ONCE.call_once(|| {
                 std::panic::set_hook(Box::new(|info| {
                     let p = info.payload();
-                    let msg = p.downcast_ref::<&str>().copied().or_else(|| p.downcast_ref::<String>().map(|s| s.as_str()));
+                    let msg =
+                        p.downcast_ref::<&str>().copied().or_else(|| p.downcast_ref::<String>().map(|s| s.as_str()));
                     let msg = msg.unwrap_or("Box<dyn Any>");
                     let at = info.location().map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
                     let line = format!("panicked at {}: {}", at.as_deref().unwrap_or("<unknown>"), msg);

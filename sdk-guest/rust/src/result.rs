@@ -51,9 +51,7 @@ impl ToolResult {
 
     /// Appends an image block.
     pub fn with_image(mut self, data: &[u8], mime_type: &str) -> ToolResult {
-        self.content.push(
-            Value::object().with("type", "image").with("data", base64(data)).with("mimeType", mime_type),
-        );
+        self.content.push(Value::object().with("type", "image").with("data", base64(data)).with("mimeType", mime_type));
         self
     }
 

@@ -100,7 +100,15 @@ fn malformed_envelope_is_an_export_failure() {
 
 #[test]
 fn base64_vectors() {
-    for (raw, enc) in [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"), ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")] {
+    for (raw, enc) in [
+        ("", ""),
+        ("f", "Zg=="),
+        ("fo", "Zm8="),
+        ("foo", "Zm9v"),
+        ("foob", "Zm9vYg=="),
+        ("fooba", "Zm9vYmE="),
+        ("foobar", "Zm9vYmFy"),
+    ] {
         assert_eq!(mcpwasm::base64(raw.as_bytes()), enc);
     }
 }

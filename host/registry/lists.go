@@ -1,0 +1,89 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+)
+
+// maxPages bounds how many pages of one list the host follows at load.
+const maxPages = 100
+
+// read collects everything a plugin declares.
+func read(ctx context.Context, p *plugin.Plugin, opts AddOptions) (*Entry, error) {
+	e := &Entry{Plugin: p}
+	var err error
+	if e.Tools, err = readTools(ctx, p, opts); err != nil {
+		return nil, err
+	}
+	if e.Resources, err = readResources(ctx, p); err != nil {
+		return nil, err
+	}
+	if e.Templates, err = readTemplates(ctx, p); err != nil {
+		return nil, err
+	}
+	if e.Prompts, err = readPrompts(ctx, p, opts); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// envelope encodes an export's input: the MCP params and the host context.
+func envelope(p *plugin.Plugin, params any, cc abi.Context) ([]byte, error) {
+	cc.Plugin = p.Name()
+	return json.Marshal(struct {
+		Request any         `json:"request"`
+		Context abi.Context `json:"context"`
+	}{params, cc})
+}
+
+// readList calls a list export, following nextCursor, and returns the items
+// under key. Legacy exports (describe) take no input and have one page.
+func readList(ctx context.Context, p *plugin.Plugin, export, key string, paged bool) ([]json.RawMessage, error) {
+	var all []json.RawMessage
+	cursor := ""
+	for page := 0; ; page++ {
+		var input []byte
+		if paged {
+			params := map[string]any{}
+			if cursor != "" {
+				params["cursor"] = cursor
+			}
+			var err error
+			if input, err = envelope(p, params, abi.Context{}); err != nil {
+				return nil, err
+			}
+		}
+		out, cerr := p.Invoke(ctx, export, input)
+		if cerr != nil {
+			return nil, fmt.Errorf("%s failed: %s", export, cerr.Message)
+		}
+		var list map[string]json.RawMessage
+		if err := json.Unmarshal(out, &list); err != nil {
+			return nil, fmt.Errorf("%s returned invalid JSON: %v", export, err)
+		}
+		var items []json.RawMessage
+		if raw, ok := list[key]; ok {
+			if err := json.Unmarshal(raw, &items); err != nil {
+				return nil, fmt.Errorf("%s: %q is not a list: %v", export, key, err)
+			}
+		} else {
+			return nil, fmt.Errorf("%s returned no %q list", export, key)
+		}
+		all = append(all, items...)
+		var next string
+		if raw, ok := list["nextCursor"]; ok && paged {
+			_ = json.Unmarshal(raw, &next)
+		}
+		if next == "" {
+			return all, nil
+		}
+		if page+1 >= maxPages {
+			return nil, fmt.Errorf("%s: more than %d pages", export, maxPages)
+		}
+		cursor = next
+	}
+}

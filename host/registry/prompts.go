@@ -1,0 +1,145 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Prompt is one prompt as clients see it.
+type Prompt struct {
+	// Def is served in prompts/list; Def.Name is the exposed name.
+	Def *mcp.Prompt
+	// Declared is the name the plugin declared.
+	Declared string
+	Plugin   *plugin.Plugin
+}
+
+func readPrompts(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Prompt, error) {
+	if !p.Exports(abi.ExportListPrompts) {
+		return nil, nil
+	}
+	raws, err := readList(ctx, p, abi.ExportListPrompts, "prompts", true)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []*Prompt
+	for i, raw := range raws {
+		var def mcp.Prompt
+		if err := json.Unmarshal(raw, &def); err != nil {
+			return nil, fmt.Errorf("list_prompts: prompt #%d: %v", i, err)
+		}
+		declared := def.Name
+		exposed := declared
+		if !opts.Unprefixed {
+			exposed = p.Name() + "_" + declared
+		}
+		if declared == "" || !ValidName(exposed) {
+			return nil, fmt.Errorf("list_prompts: prompt %q: exposed name %q must be 1-64 characters of A-Z a-z 0-9 _ -", declared, exposed)
+		}
+		if seen[declared] {
+			return nil, fmt.Errorf("list_prompts: prompt %q is declared twice", declared)
+		}
+		seen[declared] = true
+		def.Name = exposed
+		out = append(out, &Prompt{Def: &def, Declared: declared, Plugin: p})
+	}
+	return out, nil
+}
+
+// Prompts returns every prompt, sorted by exposed name.
+func (r *Registry) Prompts() []*Prompt {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*Prompt, 0, len(r.prompts))
+	for _, x := range r.prompts {
+		out = append(out, x)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Def.Name < out[j].Def.Name })
+	return out
+}
+
+// LookupPrompt returns the prompt exposed under name.
+func (r *Registry) LookupPrompt(name string) (*Prompt, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	p, ok := r.prompts[name]
+	return p, ok
+}
+
+// Get runs the plugin's get_prompt. A failure is a Go error (a JSON-RPC
+// error for the client).
+func (pr *Prompt) Get(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
+	in, err := envelope(pr.Plugin, map[string]any{"name": pr.Declared, "arguments": args}, abi.Context{})
+	if err != nil {
+		return nil, err
+	}
+	out, cerr := pr.Plugin.Invoke(ctx, abi.ExportGetPrompt, in)
+	if cerr != nil {
+		if cerr.Category == abi.ErrGuest && strings.Contains(strings.ToLower(cerr.Message), "not found") {
+			return nil, fmt.Errorf("prompt %q: %w (%s)", pr.Def.Name, ErrNotFound, cerr.Message)
+		}
+		return nil, fmt.Errorf("prompt %q failed: %s", pr.Def.Name, cerr.Message)
+	}
+	var res mcp.GetPromptResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("prompt %q: the plugin returned a malformed GetPromptResult: %v", pr.Def.Name, err)
+	}
+	return &res, nil
+}
+
+// Complete routes a completion/complete to the plugin owning the referenced
+// prompt or template. Plugins without a complete export offer nothing.
+func (r *Registry) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	empty := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
+	if params == nil || params.Ref == nil {
+		return empty, nil
+	}
+	var p *plugin.Plugin
+	ref := *params.Ref
+	switch ref.Type {
+	case "ref/prompt":
+		pr, ok := r.LookupPrompt(ref.Name)
+		if !ok {
+			return nil, fmt.Errorf("prompt %q: %w", ref.Name, ErrNotFound)
+		}
+		p, ref.Name = pr.Plugin, pr.Declared
+	case "ref/resource":
+		var ok bool
+		if p, ok = r.TemplateOwner(ref.URI); !ok {
+			if p, ok = r.ResourceOwner(ref.URI); !ok {
+				return nil, fmt.Errorf("resource %q: %w", ref.URI, ErrNotFound)
+			}
+		}
+	default:
+		return empty, nil
+	}
+	if !p.Exports(abi.ExportComplete) {
+		return empty, nil
+	}
+	req := *params
+	req.Ref = &ref
+	in, err := envelope(p, &req, abi.Context{})
+	if err != nil {
+		return nil, err
+	}
+	out, cerr := p.Invoke(ctx, abi.ExportComplete, in)
+	if cerr != nil {
+		return nil, fmt.Errorf("completion by plugin %q failed: %s", p.Name(), cerr.Message)
+	}
+	var res mcp.CompleteResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("plugin %q returned a malformed CompleteResult: %v", p.Name(), err)
+	}
+	if res.Completion.Values == nil {
+		res.Completion.Values = []string{}
+	}
+	return &res, nil
+}

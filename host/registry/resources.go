@@ -1,0 +1,192 @@
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
+)
+
+// Resource is a concrete resource, exposed under the URI its plugin declared.
+type Resource struct {
+	Def    *mcp.Resource
+	Plugin *plugin.Plugin
+}
+
+// Template is a resource template, exposed exactly as declared.
+type Template struct {
+	Def    *mcp.ResourceTemplate
+	Plugin *plugin.Plugin
+	re     *regexp.Regexp
+	tmpl   *uritemplate.Template
+}
+
+func (t *Template) match(uri string) bool { return t.re.MatchString(uri) }
+
+// overlap reports whether some URI could match both templates: each
+// template's own example (every variable set to "x") is tried on the other.
+func overlap(a, b *Template) bool {
+	if a.Def.URITemplate == b.Def.URITemplate {
+		return true
+	}
+	return b.match(example(a.tmpl)) || a.match(example(b.tmpl))
+}
+
+func example(t *uritemplate.Template) string {
+	vals := uritemplate.Values{}
+	for _, n := range t.Varnames() {
+		vals.Set(n, uritemplate.String("x"))
+	}
+	s, _ := t.Expand(vals)
+	return s
+}
+
+func readResources(ctx context.Context, p *plugin.Plugin) ([]*Resource, error) {
+	if !p.Exports(abi.ExportListResources) {
+		return nil, nil
+	}
+	raws, err := readList(ctx, p, abi.ExportListResources, "resources", true)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []*Resource
+	for i, raw := range raws {
+		var def mcp.Resource
+		if err := json.Unmarshal(raw, &def); err != nil {
+			return nil, fmt.Errorf("list_resources: resource #%d: %v", i, err)
+		}
+		if def.URI == "" || def.Name == "" {
+			return nil, fmt.Errorf("list_resources: resource #%d needs a uri and a name", i)
+		}
+		if seen[def.URI] {
+			return nil, fmt.Errorf("list_resources: resource %q is declared twice", def.URI)
+		}
+		seen[def.URI] = true
+		out = append(out, &Resource{Def: &def, Plugin: p})
+	}
+	return out, nil
+}
+
+func readTemplates(ctx context.Context, p *plugin.Plugin) ([]*Template, error) {
+	if !p.Exports(abi.ExportListResourceTemplates) {
+		return nil, nil
+	}
+	raws, err := readList(ctx, p, abi.ExportListResourceTemplates, "resourceTemplates", true)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Template
+	for i, raw := range raws {
+		var def mcp.ResourceTemplate
+		if err := json.Unmarshal(raw, &def); err != nil {
+			return nil, fmt.Errorf("list_resource_templates: template #%d: %v", i, err)
+		}
+		if def.URITemplate == "" || def.Name == "" {
+			return nil, fmt.Errorf("list_resource_templates: template #%d needs a uriTemplate and a name", i)
+		}
+		tmpl, err := uritemplate.New(def.URITemplate)
+		if err != nil {
+			return nil, fmt.Errorf("list_resource_templates: template %q: %v", def.URITemplate, err)
+		}
+		t := &Template{Def: &def, Plugin: p, tmpl: tmpl, re: tmpl.Regexp()}
+		for _, prev := range out {
+			if overlap(t, prev) {
+				return nil, fmt.Errorf("list_resource_templates: templates %q and %q overlap", def.URITemplate, prev.Def.URITemplate)
+			}
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Resources returns every concrete resource, sorted by URI.
+func (r *Registry) Resources() []*Resource {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*Resource, 0, len(r.resources))
+	for _, x := range r.resources {
+		out = append(out, x)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Def.URI < out[j].Def.URI })
+	return out
+}
+
+// Templates returns every resource template, sorted.
+func (r *Registry) Templates() []*Template {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]*Template, 0, len(r.templates))
+	for _, x := range r.templates {
+		out = append(out, x)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Def.URITemplate < out[j].Def.URITemplate })
+	return out
+}
+
+// ResourceOwner returns the plugin serving uri: the plugin that declared it,
+// or whose template matches it.
+func (r *Registry) ResourceOwner(uri string) (*plugin.Plugin, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if x, ok := r.resources[uri]; ok {
+		return x.Plugin, true
+	}
+	for _, t := range r.templates {
+		if t.match(uri) {
+			return t.Plugin, true
+		}
+	}
+	return nil, false
+}
+
+// TemplateOwner returns the plugin that declared a template.
+func (r *Registry) TemplateOwner(uriTemplate string) (*plugin.Plugin, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	t, ok := r.templates[uriTemplate]
+	if !ok {
+		return nil, false
+	}
+	return t.Plugin, true
+}
+
+// ErrNotFound is returned for a resource or prompt nobody serves, and wrapped
+// when a guest reports one missing.
+var ErrNotFound = errors.New("not found")
+
+// ReadResource reads uri from the plugin that owns it. A guest failure is a
+// Go error: resources answer failures with JSON-RPC errors, not results.
+func (r *Registry) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	p, ok := r.ResourceOwner(uri)
+	if !ok {
+		return nil, fmt.Errorf("resource %q: %w", uri, ErrNotFound)
+	}
+	in, err := envelope(p, map[string]string{"uri": uri}, abi.Context{})
+	if err != nil {
+		return nil, err
+	}
+	out, cerr := p.Invoke(ctx, abi.ExportReadResource, in)
+	if cerr != nil {
+		if cerr.Category == abi.ErrGuest && strings.Contains(strings.ToLower(cerr.Message), "not found") {
+			return nil, fmt.Errorf("resource %q: %w (%s)", uri, ErrNotFound, cerr.Message)
+		}
+		return nil, fmt.Errorf("plugin %q could not read %q: %s", p.Name(), uri, cerr.Message)
+	}
+	var res mcp.ReadResourceResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, fmt.Errorf("plugin %q returned a malformed ReadResourceResult for %q: %v", p.Name(), uri, err)
+	}
+	if len(res.Contents) == 0 {
+		return nil, fmt.Errorf("plugin %q returned no contents for %q", p.Name(), uri)
+	}
+	return &res, nil
+}

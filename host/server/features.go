@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// AddEntry publishes everything a plugin declared. Connected clients get
+// list_changed notifications.
+func (s *Server) AddEntry(e *registry.Entry) {
+	for _, t := range e.Tools {
+		s.mcp.AddTool(t.Def, s.toolHandler(t))
+	}
+	for _, r := range e.Resources {
+		s.mcp.AddResource(r.Def, s.readHandler)
+	}
+	for _, t := range e.Templates {
+		s.mcp.AddResourceTemplate(t.Def, s.readHandler)
+	}
+	for _, p := range e.Prompts {
+		s.mcp.AddPrompt(p.Def, s.promptHandler(p))
+	}
+}
+
+// removeEntry withdraws what a plugin declared.
+func (s *Server) removeEntry(e *registry.Entry) {
+	var tools, prompts, uris, templates []string
+	for _, t := range e.Tools {
+		tools = append(tools, t.Def.Name)
+	}
+	for _, p := range e.Prompts {
+		prompts = append(prompts, p.Def.Name)
+	}
+	for _, r := range e.Resources {
+		uris = append(uris, r.Def.URI)
+	}
+	for _, t := range e.Templates {
+		templates = append(templates, t.Def.URITemplate)
+	}
+	s.mcp.RemoveTools(tools...)
+	s.mcp.RemovePrompts(prompts...)
+	s.mcp.RemoveResources(uris...)
+	s.mcp.RemoveResourceTemplates(templates...)
+}
+
+func (s *Server) callbacksFor(session *mcp.ServerSession, token any, p *plugin.Plugin, what string) *callbacks {
+	return &callbacks{srv: s, session: session, token: token, plugin: p,
+		logsLeft: s.opts.LogsPerCall, logger: s.logger, tool: what}
+}
+
+func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	s.inflight.Add(1)
+	defer s.inflight.Done()
+	p, ok := s.reg.ResourceOwner(req.Params.URI)
+	if !ok {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	ctx = plugin.WithCallbacks(ctx, s.callbacksFor(req.Session, req.Params.GetProgressToken(), p, req.Params.URI))
+	res, err := s.reg.ReadResource(ctx, req.Params.URI)
+	if errors.Is(err, registry.ErrNotFound) {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	if err != nil {
+		s.logger.Info("resource read failed", "uri", req.Params.URI, "err", err)
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	return res, nil
+}
+
+func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
+	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		s.inflight.Add(1)
+		defer s.inflight.Done()
+		ctx = plugin.WithCallbacks(ctx, s.callbacksFor(req.Session, req.Params.GetProgressToken(), pr.Plugin, pr.Def.Name))
+		res, err := pr.Get(ctx, req.Params.Arguments)
+		if err != nil {
+			s.logger.Info("prompt failed", "prompt", pr.Def.Name, "err", err)
+			code := int64(jsonrpc.CodeInternalError)
+			if errors.Is(err, registry.ErrNotFound) {
+				code = jsonrpc.CodeInvalidParams
+			}
+			return nil, &jsonrpc.Error{Code: code, Message: err.Error()}
+		}
+		return res, nil
+	}
+}
+
+func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	res, err := s.reg.Complete(ctx, req.Params)
+	if err != nil {
+		code := int64(jsonrpc.CodeInternalError)
+		if errors.Is(err, registry.ErrNotFound) {
+			code = jsonrpc.CodeInvalidParams
+		}
+		return nil, &jsonrpc.Error{Code: code, Message: err.Error()}
+	}
+	return res, nil
+}
+
+func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
+	if _, ok := s.reg.ResourceOwner(req.Params.URI); !ok {
+		return mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	return nil
+}
+
+func (s *Server) unsubscribe(context.Context, *mcp.UnsubscribeRequest) error { return nil }
+
+// refresher re-reads a plugin's lists after it says they changed. Requests
+// coalesce: one refresh runs per plugin at a time, after a short delay, and
+// outside the guest call that asked for it (which holds a concurrency slot).
+type refresher struct {
+	mu      sync.Mutex
+	pending map[*plugin.Plugin]bool
+}
+
+func (s *Server) requestRefresh(p *plugin.Plugin) {
+	s.refresh.mu.Lock()
+	defer s.refresh.mu.Unlock()
+	if s.refresh.pending == nil {
+		s.refresh.pending = map[*plugin.Plugin]bool{}
+	}
+	if s.refresh.pending[p] {
+		return
+	}
+	s.refresh.pending[p] = true
+	time.AfterFunc(50*time.Millisecond, func() {
+		s.refresh.mu.Lock()
+		delete(s.refresh.pending, p)
+		s.refresh.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*p.Config().Timeout)
+		defer cancel()
+		old, cur, err := s.reg.Refresh(ctx, p)
+		if err != nil {
+			s.logger.Error("plugin lists not refreshed; keeping the old ones", "err", err)
+			return
+		}
+		s.removeEntry(old)
+		s.AddEntry(cur)
+		s.logger.Info("plugin lists refreshed", "plugin", p.Name(), "tools", len(cur.Tools),
+			"resources", len(cur.Resources), "prompts", len(cur.Prompts))
+	})
+}
