@@ -81,6 +81,12 @@ func TestStdioServe(t *testing.T) {
 		if want := name == "spin_spin"; res.IsError != want {
 			t.Fatalf("%s: isError = %v, meta %v", name, res.IsError, res.Meta)
 		}
+		if name == "echo_echo" {
+			ctx, _ := res.StructuredContent.(map[string]any)["context"].(map[string]any)
+			if id, _ := ctx["id"].(float64); id < 1 {
+				t.Fatalf("the guest did not get the JSON-RPC id over stdio: %v", ctx)
+			}
+		}
 	}
 }
 

@@ -104,7 +104,7 @@ func TestProgressAndLog(t *testing.T) {
 func connectVersion(t testing.TB, srv *server.Server, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
 	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(context.Background(), st, nil)
+	ss, err := srv.Connect(context.Background(), st)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -116,7 +116,7 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 		s.inflight.Add(1)
 		defer s.inflight.Done()
 		ctx = plugin.WithCallbacks(ctx, s.callbacksFor(req.Session, req.Params.GetProgressToken(), t.Plugin, t.Def.Name))
-		res := t.Call(ctx, registry.CallRequest{Arguments: req.Params.Arguments, Meta: req.Params.Meta})
+		res := t.Call(ctx, registry.CallRequest{Arguments: req.Params.Arguments, Meta: req.Params.Meta, ID: requestID(req.Extra)})
 		if res.IsError {
 			s.logger.Info("tool call failed", "tool", t.Def.Name, "meta", res.Meta)
 		}

@@ -81,7 +81,7 @@ func connect(t testing.TB, srv *server.Server, opts *mcp.ClientOptions) *mcp.Cli
 	t.Helper()
 	ctx := context.Background()
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := srv.MCP().Connect(ctx, st, nil)
+	ss, err := srv.Connect(ctx, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,8 @@ func TestEchoRoundTrip(t *testing.T) {
 				t.Fatalf("structuredContent %s: %v", b, err)
 			}
 			if in.Request.Name != "echo" || in.Request.Arguments["text"] != "hello ünïcode" ||
-				in.Context.Plugin != "echo" || in.Context.Tool != "echo" || in.Context.DeadlineMs <= 0 {
+				in.Context.Plugin != "echo" || in.Context.Tool != "echo" || in.Context.DeadlineMs <= 0 ||
+				in.Context.ID == nil || in.Context.ID.(float64) < 1 {
 				t.Fatalf("guest saw %s", b)
 			}
 		})

@@ -12,7 +12,7 @@ import (
 // ServeStdio serves one client on stdin and stdout until stdin closes or ctx
 // ends. Nothing else may write to stdout while it runs.
 func (s *Server) ServeStdio(ctx context.Context) error {
-	err := s.mcp.Run(ctx, &mcp.StdioTransport{})
+	err := s.mcp.Run(ctx, idTransport{&mcp.StdioTransport{}})
 	if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
@@ -38,6 +38,9 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	if o.SessionTimeout == 0 {
 		o.SessionTimeout = 30 * time.Minute
 	}
+	if o.MaxBodyBytes == 0 {
+		o.MaxBodyBytes = mcp.DefaultMaxRequestBodyBytes
+	}
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Stateless:                    o.Stateless,
 		MaxRequestBodyBytes:          o.MaxBodyBytes,
@@ -45,5 +48,10 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		PropagateRequestCancellation: true,
 		Logger:                       s.logger,
 	})
-	return http.NewCrossOriginProtection().Handler(h)
+	return http.NewCrossOriginProtection().Handler(withRequestID(h, o.MaxBodyBytes))
+}
+
+// Connect serves one client on any go-sdk transport (in-memory, a pipe...).
+func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
+	return s.mcp.Connect(ctx, idTransport{t}, nil)
 }

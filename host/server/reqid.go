@@ -1,0 +1,91 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// go-sdk v1.8.0 keeps a request's JSON-RPC id to itself, but passes each
+// request's transport "extra" (for HTTP, its headers) to the handler. The
+// ABI promises guests the id in context.id, so the transports below put it
+// there, under idHeader, before go-sdk sees the request.
+const idHeader = "Mcp-Wasm-Jsonrpc-Id"
+
+// requestID returns the JSON-RPC id recorded for a request, or nil.
+func requestID(extra *mcp.RequestExtra) any {
+	if extra == nil || extra.Header == nil {
+		return nil
+	}
+	raw := extra.Header.Get(idHeader)
+	if raw == "" {
+		return nil
+	}
+	var id any
+	if json.Unmarshal([]byte(raw), &id) != nil {
+		return nil
+	}
+	return id
+}
+
+// idTransport records request ids for stream transports (stdio).
+type idTransport struct{ mcp.Transport }
+
+func (t idTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &idConn{Connection: c}, nil
+}
+
+type idConn struct{ mcp.Connection }
+
+func (c *idConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	m, err := c.Connection.Read(ctx)
+	if req, ok := m.(*jsonrpc.Request); ok && req.IsCall() {
+		if raw, err := json.Marshal(req.ID.Raw()); err == nil {
+			extra, _ := req.Extra.(*mcp.RequestExtra)
+			if extra == nil {
+				extra = &mcp.RequestExtra{}
+				req.Extra = extra
+			}
+			if extra.Header == nil {
+				extra.Header = http.Header{}
+			}
+			extra.Header.Set(idHeader, string(raw))
+		}
+	}
+	return m, err
+}
+
+// withRequestID records the JSON-RPC id of a POSTed request as a header
+// that go-sdk hands to the handler. A client's own header of that name is
+// discarded first, so it cannot be spoofed.
+func withRequestID(next http.Handler, limit int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del(idHeader)
+		if r.Method == http.MethodPost && r.Body != nil {
+			body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+			r.Body.Close()
+			if err != nil {
+				http.Error(w, "reading the request body: "+err.Error(), http.StatusBadRequest)
+				return
+			}
+			// go-sdk enforces the body limit itself (413); hand it the bytes.
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var msg struct {
+				ID json.RawMessage `json:"id"`
+			}
+			if len(body) <= int(limit) && json.Unmarshal(body, &msg) == nil && len(msg.ID) > 0 && string(msg.ID) != "null" {
+				r.Header.Set(idHeader, string(msg.ID))
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
