@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"syscall"
 	"time"
@@ -37,6 +38,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		httpAddr  = fs.String("http", "", "serve Streamable HTTP on ADDR (host defaults to 127.0.0.1) at /mcp, instead of stdio")
 		stateless = fs.Bool("stateless", false, "stateless HTTP: serves 2026-07-28 clients; no server-to-client requests")
 		logLevel  = fs.String("log-level", "info", "stderr log level: debug, info, warn, error")
+		gcPercent = fs.Int("gc-percent", 400, "Go GC target percentage (GOGC, if set, wins); guest memories live off the Go heap, so the heap stays small")
 		roots     stringList
 	)
 	lf.register(fs)
@@ -50,6 +52,9 @@ func cmdServe(args []string, stderr io.Writer) int {
 		return 2
 	}
 	logger := newLogger(stderr, *logLevel)
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(*gcPercent)
+	}
 	cfg := &config.Config{}
 	if *cfgPath != "" {
 		c, err := config.Load(*cfgPath)

@@ -39,17 +39,23 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) ([]byt
 	}
 	callCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
-	select {
-	case p.slots <- struct{}{}:
-	case <-callCtx.Done():
-		if errors.Is(ctx.Err(), context.Canceled) {
-			return nil, newError(abi.ErrCancelled, ctx.Err(), "the call was cancelled before it started")
+	for _, sem := range []struct {
+		ch    chan struct{}
+		scope string
+		n     int
+	}{{p.slots, "this tool's", p.cfg.Concurrency}, {p.rt.slots, "the server's", cap(p.rt.slots)}} {
+		select {
+		case sem.ch <- struct{}{}:
+			defer func() { <-sem.ch }()
+		case <-callCtx.Done():
+			if errors.Is(ctx.Err(), context.Canceled) {
+				return nil, newError(abi.ErrCancelled, ctx.Err(), "the call was cancelled before it started")
+			}
+			return nil, newError(abi.ErrBusy, callCtx.Err(),
+				"the tool is busy: %s %d concurrent calls were taken and none finished within the time limit", sem.scope, sem.n).
+				with("concurrency", sem.n)
 		}
-		return nil, newError(abi.ErrBusy, callCtx.Err(),
-			"the tool is busy: %d calls were already running and none finished within the time limit", p.cfg.Concurrency).
-			with("concurrency", p.cfg.Concurrency)
 	}
-	defer func() { <-p.slots }()
 
 	out, o := p.run(callCtx, export, input)
 	o.cancelled = errors.Is(ctx.Err(), context.Canceled)

@@ -34,6 +34,9 @@ type RuntimeOptions struct {
 	Allocator experimental.MemoryAllocator
 	// Logger receives load and call diagnostics. Nil discards them.
 	Logger *slog.Logger
+	// MaxCalls bounds the guest calls running at once across all plugins
+	// (each holds at least the kernel's 1 MiB). Default 256.
+	MaxCalls int
 }
 
 // Runtime is the process-wide state shared by all plugins.
@@ -41,6 +44,7 @@ type Runtime struct {
 	cache  wazero.CompilationCache
 	alloc  experimental.MemoryAllocator
 	logger *slog.Logger
+	slots  chan struct{} // process-wide call slots
 }
 
 // DefaultCacheDir is where compiled plugins are cached: the user cache
@@ -58,7 +62,10 @@ func DefaultCacheDir() string {
 // the process's stdout and corrupt the stdio transport.
 func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 	os.Unsetenv("EXTISM_ENABLE_WASI_OUTPUT")
-	rt := &Runtime{alloc: opts.Allocator, logger: opts.Logger}
+	if opts.MaxCalls <= 0 {
+		opts.MaxCalls = 256
+	}
+	rt := &Runtime{alloc: opts.Allocator, logger: opts.Logger, slots: make(chan struct{}, opts.MaxCalls)}
 	if rt.logger == nil {
 		rt.logger = slog.New(slog.DiscardHandler)
 	}
