@@ -39,6 +39,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		stateless = fs.Bool("stateless", false, "stateless HTTP: serves 2026-07-28 clients; no server-to-client requests")
 		logLevel  = fs.String("log-level", "info", "stderr log level: debug, info, warn, error")
 		gcPercent = fs.Int("gc-percent", 400, "Go GC target percentage (GOGC, if set, wins); guest memories live off the Go heap, so the heap stays small")
+		noPrefix  = fs.Bool("no-prefix", false, "expose the tools and prompts of plugins given as arguments under their declared names, without the <plugin>_ prefix")
 		roots     stringList
 	)
 	lf.register(fs)
@@ -79,7 +80,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2
 	}
-	specs, err := collect(pos, cfg, base)
+	specs, err := collect(pos, cfg, base, *noPrefix)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2

@@ -77,7 +77,7 @@ func nameFromFile(path string) string {
 // collect resolves positional arguments (files or folders of .wasm files)
 // and the config's [[plugin]] tables into plugin specs. With neither, it
 // returns the built-in plugins.
-func collect(args []string, c *config.Config, base plugin.Config) ([]spec, error) {
+func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool) ([]spec, error) {
 	var specs []spec
 	for _, p := range c.Plugins {
 		path := p.Path
@@ -119,7 +119,7 @@ func collect(args []string, c *config.Config, base plugin.Config) ([]spec, error
 			}
 			cfg := base
 			cfg.Name, cfg.Source, cfg.Wasm = nameFromFile(f), f, data
-			specs = append(specs, spec{cfg: cfg})
+			specs = append(specs, spec{cfg: cfg, unprefixed: noPrefix})
 		}
 	}
 	if len(c.Plugins) == 0 && len(args) == 0 {
