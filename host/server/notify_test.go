@@ -201,3 +201,26 @@ func TestNoGoroutineLeak(t *testing.T) {
 		t.Fatalf("goroutines: %d before, %d after\n%s", before, after, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// TestListChangedRefresh: a guest saying its tool list changed makes the
+// host re-read it (with concurrency 1, so a re-read inside the call would
+// deadlock) and notify the client.
+func TestListChangedRefresh(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "list_changed", cfg: plugin.Config{Concurrency: 1}})
+	changed := make(chan struct{}, 10)
+	cs := connectVersion(t, srv, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	}, "2025-11-25")
+	if res := call(t, cs, "list_changed", map[string]any{}); res.IsError {
+		t.Fatal(text(res))
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/tools/list_changed")
+	}
+	lt, err := cs.ListTools(context.Background(), nil)
+	if err != nil || len(lt.Tools) != 1 {
+		t.Fatalf("after refresh: %v %v", lt, err)
+	}
+}
