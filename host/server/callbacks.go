@@ -21,6 +21,12 @@ type callbacks struct {
 	plugin  *plugin.Plugin
 	logger  *slog.Logger
 	tool    string
+	// caps are the client's capabilities for this request (per request in
+	// 2026-07-28, per session before).
+	caps *mcp.ClientCapabilities
+	// roundTrip, set for 2026-07-28 tool calls, answers client requests by
+	// multi round-trip instead of server-to-client requests.
+	roundTrip *roundTrip
 
 	mu       sync.Mutex
 	logsLeft int
@@ -76,35 +82,35 @@ func (c *callbacks) Log(ctx context.Context, payload json.RawMessage) error {
 // Request makes a server-to-client request on the guest's behalf. It returns
 // when the client answers or the call's context ends.
 func (c *callbacks) Request(ctx context.Context, function string, payload json.RawMessage) (json.RawMessage, error) {
+	caps := c.caps
+	if caps == nil && c.session != nil {
+		caps = clientCapabilities(c.session)
+	}
+	if err := checkCapability(caps, function); err != nil {
+		return nil, err
+	}
+	if c.roundTrip != nil {
+		return c.roundTrip.answer(function, payload)
+	}
 	if c.session == nil {
 		return nil, errors.New("no client session")
 	}
-	caps := clientCapabilities(c.session)
 	var res any
 	var err error
 	switch function {
 	case "create_message":
-		if caps == nil || caps.Sampling == nil {
-			return nil, errors.New("the client does not support sampling (it declared no sampling capability)")
-		}
 		var p mcp.CreateMessageParams
 		if err := json.Unmarshal(payload, &p); err != nil {
 			return nil, fmt.Errorf("create_message: invalid request: %v", err)
 		}
 		res, err = c.session.CreateMessage(ctx, &p)
 	case "create_elicitation":
-		if caps == nil || caps.Elicitation == nil {
-			return nil, errors.New("the client does not support elicitation (it declared no elicitation capability)")
-		}
 		var p mcp.ElicitParams
 		if err := json.Unmarshal(payload, &p); err != nil {
 			return nil, fmt.Errorf("create_elicitation: invalid request: %v", err)
 		}
 		res, err = c.session.Elicit(ctx, &p)
 	case "list_roots":
-		if caps == nil || caps.RootsV2 == nil {
-			return nil, errors.New("the client does not support roots")
-		}
 		res, err = c.session.ListRoots(ctx, nil)
 	default:
 		return nil, fmt.Errorf("unknown host function %q", function)
@@ -113,6 +119,19 @@ func (c *callbacks) Request(ctx context.Context, function string, payload json.R
 		return nil, explain(function, err)
 	}
 	return json.Marshal(res)
+}
+
+// checkCapability refuses a request the client said it cannot take.
+func checkCapability(caps *mcp.ClientCapabilities, function string) error {
+	switch {
+	case function == "create_message" && (caps == nil || caps.Sampling == nil):
+		return errors.New("the client does not support sampling (it declared no sampling capability)")
+	case function == "create_elicitation" && (caps == nil || caps.Elicitation == nil):
+		return errors.New("the client does not support elicitation (it declared no elicitation capability)")
+	case function == "list_roots" && (caps == nil || caps.RootsV2 == nil):
+		return errors.New("the client does not support roots")
+	}
+	return nil
 }
 
 func clientCapabilities(ss *mcp.ServerSession) *mcp.ClientCapabilities {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -115,14 +116,37 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		s.inflight.Add(1)
 		defer s.inflight.Done()
-		ctx = plugin.WithCallbacks(ctx, s.callbacksFor(req.Session, req.Params.GetProgressToken(), t.Plugin, t.Def.Name))
+		cb := s.callbacksFor(req.Session, req.Params.GetProgressToken(), t.Plugin, t.Def.Name)
+		cb.caps = req.ClientCapabilities()
+		if req.ProtocolVersion() >= modernProtocol {
+			var stop context.CancelFunc
+			ctx, stop = context.WithCancel(ctx)
+			defer stop()
+			rt, err := newRoundTrip(req.Params, stop)
+			if err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+			}
+			cb.roundTrip = rt
+		}
+		ctx = plugin.WithCallbacks(ctx, cb)
 		res := t.Call(ctx, registry.CallRequest{Arguments: req.Params.Arguments, Meta: req.Params.Meta, ID: requestID(req.Extra)})
+		if cb.roundTrip != nil {
+			if ir, err := cb.roundTrip.result(); err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+			} else if ir != nil {
+				return ir, nil
+			}
+		}
 		if res.IsError {
 			s.logger.Info("tool call failed", "tool", t.Def.Name, "meta", res.Meta)
 		}
 		return res, nil
 	}
 }
+
+// modernProtocol is the first protocol version without server-to-client
+// requests.
+const modernProtocol = "2026-07-28"
 
 // Drain waits until no tool call is running, or ctx ends.
 func (s *Server) Drain(ctx context.Context) {

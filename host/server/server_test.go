@@ -245,3 +245,8 @@ func TestConcurrentCallsOverlap(t *testing.T) {
 		t.Fatalf("calls did not overlap: latest start %v, earliest end %v", latestStart, earliestEnd)
 	}
 }
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
