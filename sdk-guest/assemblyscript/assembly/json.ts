@@ -112,7 +112,6 @@ export function parseJSON(text: string, maxDepth: i32 = DEFAULT_MAX_DEPTH): JSON
     p.ws();
     if (p.i < text.length) return p.fail("unexpected text after the JSON value");
   }
-  if (v != null) lastError = "";
   return v;
 }
 
@@ -259,7 +258,7 @@ class Parser {
           const lo = this.hex4();
           if (lo < 0) return null;
           if (lo < 0xdc00 || lo >= 0xe000) { this.i = at; this.fail("unpaired surrogate in \\u escape"); return null; }
-          parts.push(String.fromCharCodes([hi, lo]));
+          parts.push(String.fromCharCode(hi, lo));
         } else {
           parts.push(String.fromCharCode(hi));
         }

@@ -1,0 +1,226 @@
+// Tools: registration, the Call a handler receives and the ToolResult it returns.
+
+import { JSONValue, parseJSON, jsonError } from "./json";
+import { inputString, outputString, setError } from "./host";
+
+/** A tool handler. Return ToolResult.error(...) for failures the model should see. */
+export type Handler = (call: Call) => ToolResult;
+
+export class Tool {
+  title: string | null = null;
+  outputSchema: string | null = null;
+  annotations: string | null = null;
+  constructor(public name: string, public description: string, public inputSchema: string, public handler: Handler) {}
+
+  withTitle(title: string): Tool { this.title = title; return this; }
+  /** The JSON Schema of structuredContent, as JSON text. */
+  withOutputSchema(schema: string): Tool { this.outputSchema = schema; return this; }
+  /** MCP annotations as JSON text, e.g. `{"readOnlyHint": true}`. */
+  withAnnotations(json: string): Tool { this.annotations = json; return this; }
+}
+
+const tools = new Array<Tool>();
+
+/**
+ * Declares a tool. Call it at the top level of your entry file; the schema is
+ * JSON text and must be a JSON Schema object with "type": "object".
+ */
+export function registerTool(name: string, description: string, inputSchema: string, handler: Handler): Tool {
+  const t = new Tool(name, description, inputSchema, handler);
+  tools.push(t);
+  return t;
+}
+
+/**
+ * One tools/call request. The argument getters never abort: a missing or
+ * mistyped argument returns a default and the call's result becomes an
+ * isError result naming the argument, whatever the handler returns. (The host
+ * validates arguments against inputSchema first, so this is rare.)
+ */
+export class Call {
+  /** The first argument error, if any. */
+  argError: string | null = null;
+  constructor(public name: string, public args: JSONValue, public meta: JSONValue, public context: JSONValue) {}
+
+  /** An argument, or null if it is absent or JSON null. */
+  arg(key: string): JSONValue | null {
+    const v = this.args.get(key);
+    return v == null || v.isNull ? null : v;
+  }
+  has(key: string): bool { return this.arg(key) != null; }
+
+  fail(message: string): void { if (this.argError == null) this.argError = message; }
+
+  private typed(key: string, kind: JSONKindName, required: bool): JSONValue | null {
+    const v = this.arg(key);
+    if (v == null) {
+      if (required) this.fail("missing required argument \"" + key + "\" (" + kind.label + ")");
+      return null;
+    }
+    const ok = kind.label == "an integer" ? v.isNumber && v.n == Math.trunc(v.n) : v.typeName() == kind.type;
+    if (!ok) {
+      this.fail("argument \"" + key + "\" must be " + kind.label + ", got " + v.typeName());
+      return null;
+    }
+    return v;
+  }
+
+  string(key: string): string { const v = this.typed(key, STRING, true); return v == null ? "" : v.s; }
+  number(key: string): f64 { const v = this.typed(key, NUMBER, true); return v == null ? 0 : v.n; }
+  integer(key: string): i64 { const v = this.typed(key, INTEGER, true); return v == null ? 0 : <i64>v.n; }
+  boolean(key: string): bool { const v = this.typed(key, BOOLEAN, true); return v == null ? false : v.b; }
+  optString(key: string, dflt: string): string { const v = this.typed(key, STRING, false); return v == null ? dflt : v.s; }
+  optNumber(key: string, dflt: f64): f64 { const v = this.typed(key, NUMBER, false); return v == null ? dflt : v.n; }
+  optInteger(key: string, dflt: i64): i64 { const v = this.typed(key, INTEGER, false); return v == null ? dflt : <i64>v.n; }
+  optBoolean(key: string, dflt: bool): bool { const v = this.typed(key, BOOLEAN, false); return v == null ? dflt : v.b; }
+
+  /** The plugin's configured name. */
+  get plugin(): string { const p = this.context.get("plugin"); return p != null && p.isString ? p.s : ""; }
+  /** Milliseconds before the host stops this call, or -1 if it did not say. */
+  get deadlineMs(): i64 { const d = this.context.get("deadline_ms"); return d != null && d.isNumber ? <i64>d.n : -1; }
+}
+
+class JSONKindName { constructor(public type: string, public label: string) {} }
+const STRING = new JSONKindName("string", "a string");
+const NUMBER = new JSONKindName("number", "a number");
+const INTEGER = new JSONKindName("number", "an integer");
+const BOOLEAN = new JSONKindName("boolean", "a boolean");
+
+/** An MCP CallToolResult under construction. */
+export class ToolResult {
+  content: JSONValue[] = [];
+  structured: JSONValue | null = null;
+  isError: bool = false;
+  meta: JSONValue | null = null;
+
+  static text(text: string): ToolResult { return new ToolResult().withText(text); }
+  /** structuredContent plus the same JSON as text, as MCP recommends. */
+  static json(value: JSONValue): ToolResult { return ToolResult.text(value.stringify()).withStructured(value); }
+  static image(data: Uint8Array, mimeType: string): ToolResult { return new ToolResult().withImage(data, mimeType); }
+  /** An error the model reads and can act on (isError: true). */
+  static error(message: string): ToolResult { const r = ToolResult.text(message); r.isError = true; return r; }
+
+  withText(text: string): ToolResult {
+    this.content.push(JSONValue.object().setString("type", "text").setString("text", text));
+    return this;
+  }
+  withImage(data: Uint8Array, mimeType: string): ToolResult {
+    this.content.push(JSONValue.object().setString("type", "image").setString("data", base64(data)).setString("mimeType", mimeType));
+    return this;
+  }
+  withContent(block: JSONValue): ToolResult { this.content.push(block); return this; }
+  withStructured(value: JSONValue): ToolResult { this.structured = value; return this; }
+  withMeta(meta: JSONValue): ToolResult { this.meta = meta; return this; }
+
+  toJSON(): JSONValue {
+    const c = JSONValue.array();
+    for (let i = 0; i < this.content.length; i++) c.push(this.content[i]);
+    const v = JSONValue.object().set("content", c);
+    const s = this.structured;
+    if (s != null) v.set("structuredContent", s);
+    if (this.isError) v.setBool("isError", true);
+    const m = this.meta;
+    if (m != null) v.set("_meta", m);
+    return v;
+  }
+}
+
+const B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/** Standard base64 with padding. */
+export function base64(data: Uint8Array): string {
+  const parts = new Array<string>();
+  for (let i = 0; i < data.length; i += 3) {
+    const n = (<u32>data[i] << 16) | (i + 1 < data.length ? <u32>data[i + 1] << 8 : 0) | (i + 2 < data.length ? <u32>data[i + 2] : 0);
+    parts.push(B64.charAt((n >> 18) & 63) + B64.charAt((n >> 12) & 63) +
+      (i + 1 < data.length ? B64.charAt((n >> 6) & 63) : "=") + (i + 2 < data.length ? B64.charAt(n & 63) : "="));
+  }
+  return parts.join("");
+}
+
+function isNameChar(c: i32): bool {
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x5f || c == 0x2d || c == 0x2e;
+}
+
+function schemaOf(t: Tool, what: string, text: string): JSONValue | null {
+  const v = parseJSON(text);
+  if (v == null) { setError("tool " + t.name + ": " + what + " is not valid JSON: " + jsonError()); return null; }
+  const ty = v.get("type");
+  if (!v.isObject || ty == null || !ty.isString || ty.s != "object") {
+    setError("tool " + t.name + ": " + what + " must be a JSON Schema object with \"type\": \"object\"");
+    return null;
+  }
+  return v;
+}
+
+/** The body of the list_tools export. */
+export function listTools(): i32 {
+  const list = JSONValue.array();
+  for (let i = 0; i < tools.length; i++) {
+    const t = tools[i];
+    let ok = t.name.length > 0 && t.name.length <= 64;
+    for (let k = 0; k < t.name.length; k++) ok = ok && isNameChar(t.name.charCodeAt(k));
+    if (!ok) { setError("tool name \"" + t.name + "\" must be 1-64 characters of [A-Za-z0-9_.-]"); return 1; }
+    for (let j = 0; j < i; j++) {
+      if (tools[j].name == t.name) { setError("tool " + t.name + " is declared twice"); return 1; }
+    }
+    const v = JSONValue.object().setString("name", t.name);
+    const title = t.title;
+    if (title != null) v.setString("title", title);
+    v.setString("description", t.description);
+    const input = schemaOf(t, "inputSchema", t.inputSchema);
+    if (input == null) return 1;
+    v.set("inputSchema", input);
+    const os = t.outputSchema;
+    if (os != null) {
+      const out = schemaOf(t, "outputSchema", os);
+      if (out == null) return 1;
+      v.set("outputSchema", out);
+    }
+    const an = t.annotations;
+    if (an != null) {
+      const a = parseJSON(an);
+      if (a == null) { setError("tool " + t.name + ": annotations are not valid JSON: " + jsonError()); return 1; }
+      v.set("annotations", a);
+    }
+    list.push(v);
+  }
+  outputString(JSONValue.object().set("tools", list).stringify());
+  return 0;
+}
+
+/** The body of the call_tool export. */
+export function callTool(): i32 {
+  const env = parseJSON(inputString());
+  if (env == null) { setError("mcpwasm: malformed call_tool input: " + jsonError()); return 1; }
+  const req = env.get("request");
+  let nameV: JSONValue | null = null;
+  if (req != null) nameV = req.get("name");
+  if (req == null || nameV == null || !nameV.isString) {
+    setError("mcpwasm: malformed call_tool input: no request.name");
+    return 1;
+  }
+  const name = nameV.s;
+  let args = req.get("arguments");
+  if (args == null || args.isNull) args = JSONValue.object();
+  if (!args.isObject) {
+    setError("mcpwasm: malformed call_tool input: request.arguments is a " + args.typeName() + ", not an object");
+    return 1;
+  }
+  const meta = req.get("_meta");
+  const ctx = env.get("context");
+  const call = new Call(name, args, meta == null ? JSONValue.null() : meta, ctx == null ? JSONValue.object() : ctx);
+  let result: ToolResult | null = null;
+  for (let i = 0; i < tools.length; i++) {
+    if (tools[i].name == name) {
+      const handler = tools[i].handler;
+      result = handler(call);
+      break;
+    }
+  }
+  if (result == null) result = ToolResult.error("unknown tool \"" + name + "\"");
+  const argError = call.argError;
+  if (argError != null) result = ToolResult.error(argError);
+  outputString(result.toJSON().stringify());
+  return 0;
+}

@@ -1,0 +1,80 @@
+// npm test: builds the JSON tests and the example plugin, then runs both
+// under Node. The plugin runs against testing/kernel.mjs, a stand-in for the
+// Extism kernel, so the SDK's exports are tested without the Go host.
+import asc from "assemblyscript/asc";
+import { readFileSync, mkdirSync } from "node:fs";
+import assert from "node:assert/strict";
+import { loadPlugin } from "../testing/kernel.mjs";
+
+const here = new URL("..", import.meta.url).pathname;
+process.chdir(here);
+mkdirSync("build", { recursive: true });
+
+async function build(args) {
+  const { error, stderr } = await asc.main(args, { stdout: process.stdout, stderr: process.stderr });
+  if (error) throw new Error("asc failed: " + error.message + "\n" + stderr.toString());
+}
+
+// 1. The JSON layer.
+await build(["tests/json.test.ts", "--outFile", "build/json.test.wasm", "--bindings", "raw"]);
+const { instantiate } = await import(here + "build/json.test.js");
+const json = await instantiate(await WebAssembly.compile(readFileSync(here + "build/json.test.wasm")), {});
+const failures = json.run();
+assert.equal(failures, "", "JSON tests failed:\n" + failures);
+console.log("json: ok");
+
+// 2. The example plugin against a stand-in kernel.
+// The same options as plugin.asconfig.json, with the abort handler's in-package path.
+await build(["example/hello.ts", "-O3", "--use", "abort=assembly/host/mcpwasmAbort", "--outFile", "build/hello.wasm"]);
+const plugin = await loadPlugin(readFileSync("build/hello.wasm"));
+const call = (exportName, input) => plugin.call(exportName, input);
+const env = (name, args) => JSON.stringify({ request: { name, arguments: args }, context: { plugin: "x", tool: name } });
+
+let r = await call("list_tools", "{}");
+assert.equal(r.rc, 0);
+assert.deepEqual(r.output.tools[0], { name: "hello", description: "Greets someone by name",
+  inputSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } });
+r = await call("mcpwasm_abi_version", "");
+assert.equal(r.rc, 1);
+r = await call("call_tool", env("hello", { name: "Zoë \"q\" 😀" }));
+assert.deepEqual(r.output, { content: [{ type: "text", text: "Hello, Zoë \"q\" 😀!" }] });
+r = await call("call_tool", env("hello", {}));
+assert.deepEqual(r.output, { content: [{ type: "text", text: "missing required argument \"name\" (a string)" }], isError: true });
+r = await call("call_tool", env("hello", { name: 5 }));
+assert.equal(r.output.content[0].text, "argument \"name\" must be a string, got number");
+r = await call("call_tool", env("nope", {}));
+assert.equal(r.output.content[0].text, "unknown tool \"nope\"");
+r = await call("call_tool", "not json");
+assert.equal(r.rc, 1);
+assert.match(r.error, /^mcpwasm: malformed call_tool input: expected a JSON value at offset 0/);
+r = await call("call_tool", JSON.stringify({ request: { name: "hello", arguments: [1] } }));
+assert.equal(r.rc, 1);
+assert.match(r.error, /request.arguments is a array/);
+r = await call("call_tool", env("hello", { name: "abort" }));
+assert.ok(r.trap instanceof WebAssembly.RuntimeError, "abort traps");
+assert.equal(r.error, "abort: asked to abort at example/hello.ts:6:24");
+console.log("plugin: ok");
+
+// 3. The rest of the API: results, notifications, config, argument getters.
+await build(["tests/features.ts", "-O3", "--use", "abort=assembly/host/mcpwasmAbort", "--outFile", "build/features.wasm"]);
+const f = await loadPlugin(readFileSync("build/features.wasm"), { config: { greeting: "Hi" } });
+r = await f.listTools();
+assert.equal(r.output.tools[0].title, "Features");
+assert.deepEqual(r.output.tools[0].annotations, { readOnlyHint: true });
+assert.deepEqual(r.output.tools[0].outputSchema, { type: "object" });
+r = await f.callTool("features", { n: 4, tag: "t" }, { deadline_ms: 4998 });
+assert.deepEqual(r.output.structuredContent,
+  { n: 4, scaled: 6, loud: false, tag: "t", greeting: "Hi", plugin: "test", deadline: 4998 });
+assert.equal(r.output.content[0].text, JSON.stringify(r.output.structuredContent));
+assert.deepEqual(r.output.content[1], { type: "image", data: "Zm9v", mimeType: "image/png" });
+assert.deepEqual(r.output._meta, { x: true });
+assert.deepEqual(r.notes.map((n) => n.payload), [
+  { progress: 1, total: 2, message: "half way" }, { progress: 2 },
+  { level: "info", data: { n: 4 } }, { level: "debug", data: "plain" }]);
+r = await f.callTool("features", { n: 1.5 });
+assert.equal(r.output.content[0].text, "argument \"n\" must be an integer, got number");
+r = await f.callTool("features", { n: 1, loud: "yes" });
+assert.equal(r.output.content[0].text, "argument \"loud\" must be a boolean, got string");
+r = await f.callTool("fails", { what: "x" });
+assert.deepEqual(r.output, { content: [{ type: "text", text: "nothing to do for x" }], isError: true });
+console.log("features: ok");
