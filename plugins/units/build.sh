@@ -13,6 +13,11 @@ if [ -z "${TARGET:-}" ] && [ -z "${CARGO:-}" ] && [ -x /usr/bin/cargo ] && [ -d 
 	export RUSTC
 fi
 CARGO=${CARGO:-cargo}
+# Panic locations embed source paths: make them independent of the checkout's
+# location so the module is byte-for-byte reproducible.
+root=$(cd ../.. && pwd)
+RUSTFLAGS="${RUSTFLAGS:-} --remap-path-prefix=$root=/mcpwasm"
+export RUSTFLAGS
 TARGET=${TARGET:-wasm32-wasip1}
 "$CARGO" build --release --offline --locked --target "$TARGET"
 cp "target/$TARGET/release/$name.wasm" "$name.wasm"
