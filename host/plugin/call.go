@@ -118,6 +118,12 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte) (out []by
 	o.rc, out, o.err = inst.CallWithContext(ctx, export, input)
 	exit.arm(false)
 	o.exited, o.exitCode = exit.result()
+	if o.err != nil && !o.exited && ctx.Err() == nil {
+		// Extism drops the guest's error_set message when the call traps;
+		// the kernel still has it. It is how AssemblyScript aborts and
+		// panic hooks without stderr explain themselves.
+		o.guestMsg = inst.GetError()
+	}
 	return out, o
 }
 

@@ -62,6 +62,7 @@ type outcome struct {
 	exitCode  uint32 // valid when exited
 	memAtMax  bool   // a linear memory reached its limit during the call
 	stderr    string
+	guestMsg  string // the guest's error_set message, if it set one and then trapped
 	timeoutMs int64
 	memLimit  uint64
 }
@@ -84,6 +85,10 @@ func classify(o outcome) *Error {
 	}
 	if m := panicLine(o.stderr); m != "" && (o.err != nil || o.rc != 0 || o.exited) {
 		return newError(abi.ErrPanic, o.err, "the tool panicked: %s", m)
+	}
+	if o.guestMsg != "" && o.err != nil && strings.HasPrefix(o.err.Error(), "wasm error: unreachable") {
+		// The guest said why, then aborted: a panic hook or an abort().
+		return newError(abi.ErrPanic, o.err, "the tool aborted: %s", truncate(o.guestMsg, 2000))
 	}
 	if o.exited || isExit {
 		code := o.exitCode

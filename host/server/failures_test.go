@@ -35,6 +35,7 @@ func TestFailureKinds(t *testing.T) {
 		{"bad_shape", "bad_output", "malformed"},
 		{"big_output", "output_too_large", "limit"},
 		{"panic_rust", "panic", "rust panic on purpose"},
+		{"abort_msg", "panic", "assertion failed: index < length"},
 	}
 	var specs []loadSpec
 	for _, c := range cases {
