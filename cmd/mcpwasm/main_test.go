@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -206,4 +207,31 @@ func TestSHA256Pin(t *testing.T) {
 		}
 	}
 	t.Fatalf("no refusal logged:\n%s", strings.Join(log, "\n"))
+}
+
+// TestBuiltinServe runs the README's command: serve with no arguments
+// serves the embedded example plugins.
+func TestBuiltinServe(t *testing.T) {
+	cs, stderr := stdioClient(t)
+	ctx := context.Background()
+	lt, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	have := map[string]bool{}
+	for _, tool := range lt.Tools {
+		have[tool.Name] = true
+	}
+	for _, want := range []string{"units_convert", "mdtools_to_text"} {
+		if !have[want] {
+			t.Fatalf("built-in tool %s missing; have %v\n%s", want, have, stderr)
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "units_convert", Arguments: map[string]any{"value": 1, "from": "km", "to": "m"}})
+	if err != nil || res.IsError {
+		t.Fatalf("units_convert: %v %+v", err, res)
+	}
+	if b, _ := json.Marshal(res.Content); !strings.Contains(string(b), "1000") {
+		t.Fatalf("1 km is not 1000 m: %s", b)
+	}
 }

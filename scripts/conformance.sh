@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs the official MCP conformance suite (@modelcontextprotocol/conformance
+# 0.1.16, plus the 0.2.0 alpha's 2026-07-28 requirement set) and real SDK
+# clients against mcpwasm serving the conformance fixture plugin
+# (testdata/conformance), with the real binary:
+#   1. Streamable HTTP, stateful sessions;
+#   2. stdio, through the suite's stdio-to-HTTP bridge;
+#   3. Streamable HTTP, stateless, for the 2026-07-28 requirement set.
+# Node 22 and the npm packages are fetched by scripts/run-conformance.sh into
+# a cache folder. Exit status is non-zero if any scenario fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+work=${CONFORMANCE_WORKDIR:-$HOME/.cache/mcpwasm/conformance}
+mkdir -p "$work"
+bin=$(mktemp -d)/mcpwasm
+go build -o "$bin" ./cmd/mcpwasm
+fixture=$root/testdata/wasm/conformance.wasm
+[ -f "$fixture" ] || ./testdata/build.sh
+cache=$(mktemp -d)
+port_stateful=${PORT_STATEFUL:-39171}
+port_stateless=${PORT_STATELESS:-39172}
+serve="$bin serve --no-prefix --cache-dir $cache --log-level warn"
+status=0
+
+echo "== conformance: Streamable HTTP, stateful ==" >&2
+scripts/run-conformance.sh --workdir "$work" \
+	--url "http://127.0.0.1:$port_stateful/mcp" --http-cmd "$serve --http 127.0.0.1:$port_stateful $fixture" \
+	--call test_simple_text --prompt test_simple_prompt --resource test://static-text || status=1
+
+echo "== conformance: stdio (through the bridge) ==" >&2
+scripts/run-conformance.sh --workdir "$work" --stdio "$serve $fixture" \
+	--call test_simple_text --prompt test_simple_prompt --resource test://static-text || status=1
+
+echo "== conformance: 2026-07-28 requirements, stateless HTTP ==" >&2
+scripts/run-conformance.sh --workdir "$work" --no-clients --alpha 2026-07-28 \
+	--url "http://127.0.0.1:$port_stateless/mcp" --http-cmd "$serve --stateless --http 127.0.0.1:$port_stateless $fixture" || status=1
+exit $status
