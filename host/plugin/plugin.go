@@ -35,6 +35,15 @@ type Config struct {
 	Concurrency int
 	// GuestConfig is handed to the guest through Extism's config_get.
 	GuestConfig map[string]string
+	// Grants are the folders the operator lets this plugin use (canonical
+	// paths). Without grants the plugin sees no filesystem.
+	Grants []Grant
+}
+
+// Grant is one folder the operator granted to a plugin.
+type Grant struct {
+	Path     string // canonical absolute path (see Canonical)
+	ReadOnly bool
 }
 
 // Defaults for Config's zero values.

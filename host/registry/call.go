@@ -69,6 +69,9 @@ func (t *Tool) Call(ctx context.Context, req CallRequest) *mcp.CallToolResult {
 	if t.legacy {
 		export = abi.ExportCall
 	}
+	if len(req.Mounts) > 0 {
+		ctx = plugin.WithMounts(ctx, req.Mounts)
+	}
 	out, cerr := t.Plugin.Invoke(ctx, export, input)
 	if cerr != nil {
 		return t.errorResult(cerr)
@@ -135,4 +138,10 @@ func (t *Tool) errorResult(e *plugin.Error) *mcp.CallToolResult {
 		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s: %s", t.Def.Name, e.Message)}},
 		Meta:    meta,
 	}
+}
+
+// HostError is the isError result for a failure on the host's side before
+// the guest ran (category host_error).
+func (t *Tool) HostError(msg string) *mcp.CallToolResult {
+	return t.errorResult(&plugin.Error{Category: abi.ErrHost, Message: msg})
 }

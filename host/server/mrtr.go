@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -108,4 +109,25 @@ func (rt *roundTrip) result() (*mcp.CallToolResult, error) {
 		InputRequests: mcp.InputRequestMap{rt.pendingID: rt.pending},
 		RequestState:  base64.RawURLEncoding.EncodeToString(state),
 	}, nil
+}
+
+// known returns an answer the client already gave, by id.
+func (rt *roundTrip) known(id string) (json.RawMessage, bool) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	a, ok := rt.answers[id]
+	return a, ok
+}
+
+// ask returns an input-required result for one request, before any guest
+// ran (the roots a call's mounts depend on).
+func (rt *roundTrip) ask(id string, req mcp.InputRequest) (*mcp.CallToolResult, error) {
+	rt.mu.Lock()
+	rt.pendingID, rt.pending = id, req
+	rt.mu.Unlock()
+	res, err := rt.result()
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+	}
+	return res, nil
 }

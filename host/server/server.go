@@ -8,6 +8,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 
@@ -49,6 +50,7 @@ type Server struct {
 	ready     chan struct{}
 	inflight  sync.WaitGroup
 	refresh   refresher
+	roots     sessionRoots
 }
 
 // New creates a server. Until Ready is called, tool requests wait, so a
@@ -76,7 +78,8 @@ func New(reg *registry.Registry, opts Options) *Server {
 	if opts.Features.Prompts {
 		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
 	}
-	so := &mcp.ServerOptions{Instructions: opts.Instructions, Logger: logger, Capabilities: caps}
+	so := &mcp.ServerOptions{Instructions: opts.Instructions, Logger: logger, Capabilities: caps,
+		RootsListChangedHandler: s.rootsChanged}
 	if opts.Features.Completions {
 		caps.Completions = &mcp.CompletionCapabilities{}
 		so.CompletionHandler = s.complete
@@ -128,8 +131,19 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 			}
 			cb.roundTrip = rt
 		}
+		call := registry.CallRequest{Arguments: req.Params.Arguments, Meta: req.Params.Meta, ID: requestID(req.Extra)}
+		if grants := t.Plugin.Config().Grants; len(grants) > 0 {
+			roots, ok, err := s.clientRoots(ctx, req, cb.roundTrip)
+			if err != nil {
+				return t.HostError(fmt.Sprintf("could not learn the client's roots: %v", err)), nil
+			}
+			if !ok {
+				return cb.roundTrip.ask(rootsInputID, &mcp.ListRootsParams{})
+			}
+			call.Mounts = s.mounts(grants, roots)
+		}
 		ctx = plugin.WithCallbacks(ctx, cb)
-		res := t.Call(ctx, registry.CallRequest{Arguments: req.Params.Arguments, Meta: req.Params.Meta, ID: requestID(req.Extra)})
+		res := t.Call(ctx, call)
 		if cb.roundTrip != nil {
 			if ir, err := cb.roundTrip.result(); err != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}

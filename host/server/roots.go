@@ -1,0 +1,155 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Filesystem access is granted by the operator and narrowed by the client:
+// a plugin's mounts are the intersection of its grants (config, --root) and
+// the client's roots. A client without roots gets the grants; a root outside
+// every grant is ignored with a warning. Calls to plugins without grants
+// never ask for roots.
+
+// sessionRoots caches each legacy session's roots until the client says
+// they changed.
+type sessionRoots struct {
+	mu    sync.Mutex
+	roots map[*mcp.ServerSession][]string
+}
+
+func (s *Server) rootsChanged(_ context.Context, req *mcp.RootsListChangedRequest) {
+	s.roots.mu.Lock()
+	delete(s.roots.roots, req.Session)
+	s.roots.mu.Unlock()
+}
+
+// clientRoots returns the client's roots as canonical paths, or nil when the
+// client has no roots capability (meaning: no narrowing). For 2026-07-28
+// requests, roots come from the request's input responses; ok is false when
+// they must first be requested (the caller returns an input-required result).
+func (s *Server) clientRoots(ctx context.Context, req *mcp.CallToolRequest, rt *roundTrip) (roots []string, ok bool, err error) {
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.RootsV2 == nil {
+		return nil, true, nil
+	}
+	if rt != nil {
+		raw, found := rt.known(rootsInputID)
+		if !found {
+			return nil, false, nil
+		}
+		var lr mcp.ListRootsResult
+		if err := json.Unmarshal(raw, &lr); err != nil {
+			return nil, false, fmt.Errorf("the client's roots answer is not a roots list: %v", err)
+		}
+		return s.canonicalRoots(&lr), true, nil
+	}
+	if req.Session == nil {
+		return nil, true, nil
+	}
+	s.roots.mu.Lock()
+	cached, hit := s.roots.roots[req.Session]
+	s.roots.mu.Unlock()
+	if hit {
+		return cached, true, nil
+	}
+	lr, err := req.Session.ListRoots(ctx, nil)
+	if err != nil {
+		return nil, false, fmt.Errorf("listing the client's roots: %w", err)
+	}
+	roots = s.canonicalRoots(lr)
+	s.roots.mu.Lock()
+	if s.roots.roots == nil {
+		s.roots.roots = map[*mcp.ServerSession][]string{}
+	}
+	if _, had := s.roots.roots[req.Session]; !had {
+		// Forget the session's roots when it ends.
+		go func(ss *mcp.ServerSession) {
+			ss.Wait()
+			s.roots.mu.Lock()
+			delete(s.roots.roots, ss)
+			s.roots.mu.Unlock()
+		}(req.Session)
+	}
+	s.roots.roots[req.Session] = roots
+	s.roots.mu.Unlock()
+	return roots, true, nil
+}
+
+// rootsInputID keys the roots request in a 2026-07-28 round trip.
+const rootsInputID = "mcpwasm-roots"
+
+// canonicalRoots turns file:// root URIs into canonical host paths. Roots
+// that are not local folders are skipped with a warning. An empty list means
+// "no folders": the client narrowed access to nothing.
+func (s *Server) canonicalRoots(lr *mcp.ListRootsResult) []string {
+	out := []string{}
+	for _, r := range lr.Roots {
+		u, err := url.Parse(r.URI)
+		if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") {
+			s.logger.Warn("ignoring a client root that is not a local file:// URI", "root", r.URI)
+			continue
+		}
+		p, err := plugin.Canonical(u.Path)
+		if err != nil {
+			s.logger.Warn("ignoring a client root that does not resolve", "root", r.URI, "err", err)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// mounts intersects a plugin's grants with the client's roots. roots == nil
+// means the client does not narrow.
+func (s *Server) mounts(grants []plugin.Grant, roots []string) []abi.Mount {
+	if roots == nil {
+		out := make([]abi.Mount, 0, len(grants))
+		for _, g := range grants {
+			out = append(out, abi.Mount{Path: g.Path, ReadOnly: g.ReadOnly})
+		}
+		return out
+	}
+	seen := map[string]bool{}
+	out := []abi.Mount{}
+	for _, r := range roots {
+		inside := false
+		for _, g := range grants {
+			var m abi.Mount
+			switch {
+			case within(r, g.Path):
+				m = abi.Mount{Path: r, ReadOnly: g.ReadOnly}
+			case within(g.Path, r):
+				m = abi.Mount{Path: g.Path, ReadOnly: g.ReadOnly}
+			default:
+				continue
+			}
+			inside = true
+			if !seen[m.Path] {
+				seen[m.Path] = true
+				out = append(out, m)
+			}
+		}
+		if !inside {
+			s.logger.Warn("ignoring a client root outside every folder the operator granted", "root", r)
+		}
+	}
+	return out
+}
+
+// within reports whether path is dir or inside it (both canonical).
+func within(path, dir string) bool {
+	if path == dir || dir == string(filepath.Separator) {
+		return true
+	}
+	return strings.HasPrefix(path, dir+string(filepath.Separator))
+}
