@@ -1,11 +1,15 @@
 # mcpwasm build and test entry points. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test toolchains wasm fixtures plugins check-builtin vet run bench
+.PHONY: test toolchains wasm fixtures plugins check-builtin vet guests run bench
 
 ## test: install missing toolchains, build every plugin and fixture from source, vet, test
-test: toolchains wasm vet
+test: toolchains wasm vet guests
 	$(GO) test -count=1 ./...
+
+## guests: the guest SDKs' and plugins' own tests
+guests:
+	./scripts/test-guests.sh
 
 toolchains:
 	./scripts/install-toolchains.sh

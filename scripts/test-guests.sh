@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Runs the guest SDKs' and plugins' own tests (host-side, no MCP server):
+# the Rust SDK with Debian's cargo, the AssemblyScript SDK and plugins with
+# node, and the Go SDK with go test when it is present.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+say() { echo "test-guests: $*" >&2; }
+
+say "sdk-guest/rust"
+(cd sdk-guest/rust && RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc /usr/bin/cargo test --quiet --offline 2>&1 | grep -v '^$' | tail -3)
+
+for dir in sdk-guest/assemblyscript plugins/mdtools; do
+	say "$dir"
+	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null && npm test --silent 2>&1 | tail -3)
+done
+
+if [ -f sdk-guest/go/go.mod ]; then
+	say "sdk-guest/go"
+	(cd sdk-guest/go && go test ./... 2>&1 | tail -3)
+fi
