@@ -8,10 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -32,15 +33,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func fixture(t *testing.T, name string) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "testdata", "wasm", name+".wasm")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("fixture %s is not built (%v): run testdata/build.sh, or make test", name, err)
-	}
-	return p
-}
+func fixture(t testing.TB, name string) string { return fixture.Path(t, name) }
 
 // stdioClient starts the real binary and connects go-sdk's client over stdio.
 func stdioClient(t *testing.T, args ...string) (*mcp.ClientSession, *bytes.Buffer) {

@@ -91,10 +91,6 @@ func notifyFunc(name string, deliver func(Callbacks, context.Context, json.RawMe
 // requestFunc is a host function that asks the client something and returns
 // its answer, or {"error":{"message":...}}, as a new kernel block.
 func requestFunc(name string, takesInput bool) extism.HostFunction {
-	var params []extism.ValueType
-	if takesInput {
-		params = []extism.ValueType{extism.ValueTypePTR}
-	}
 	f := extism.NewHostFunctionWithStack(name,
 		func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 			var payload []byte
@@ -116,7 +112,7 @@ func requestFunc(name string, takesInput bool) extism.HostFunction {
 			}
 			stack[0] = writeResult(ctx, p, res, err)
 		},
-		params, []extism.ValueType{extism.ValueTypePTR})
+		ptrParams(takesInput), []extism.ValueType{extism.ValueTypePTR})
 	f.SetNamespace(abi.NamespaceUser)
 	return f
 }
@@ -135,10 +131,6 @@ func writeResult(ctx context.Context, p *extism.CurrentPlugin, res json.RawMessa
 // eventFunc is a notification without a reply; withInput says whether it
 // takes a JSON payload.
 func eventFunc(name string, withInput bool) extism.HostFunction {
-	var params []extism.ValueType
-	if withInput {
-		params = []extism.ValueType{extism.ValueTypePTR}
-	}
 	f := extism.NewHostFunctionWithStack(name,
 		func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 			var payload []byte
@@ -151,7 +143,7 @@ func eventFunc(name string, withInput bool) extism.HostFunction {
 				_ = cb.Notify(ctx, name, payload) // best effort, like every notification
 			}
 		},
-		params, nil)
+		ptrParams(withInput), nil)
 	f.SetNamespace(abi.NamespaceUser)
 	return f
 }
@@ -168,4 +160,13 @@ func hostFunctions() []extism.HostFunction {
 		eventFunc("notify_resource_list_changed", false),
 		eventFunc("notify_prompt_list_changed", false),
 	}
+}
+
+// ptrParams is the parameter list of a host function taking one kernel
+// handle, or none.
+func ptrParams(one bool) []extism.ValueType {
+	if one {
+		return []extism.ValueType{extism.ValueTypePTR}
+	}
+	return nil
 }

@@ -3,11 +3,11 @@ package plugin_test
 import (
 	"context"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
@@ -15,11 +15,10 @@ import (
 
 func load(t *testing.T, name string, cfg plugin.Config) (*plugin.Plugin, error) {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	path := filepath.Join(filepath.Dir(file), "..", "..", "testdata", "wasm", name+".wasm")
+	path := fixture.Path(t, name)
 	data, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("fixture %s is not built (%v): run testdata/build.sh, or make test", name, err)
+		t.Fatal(err)
 	}
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
 	if err != nil {

@@ -170,32 +170,24 @@ func (r *Registry) insert(e *Entry) {
 }
 
 func (r *Registry) remove(p *plugin.Plugin) *Entry {
-	e := &Entry{Plugin: p}
-	for k, t := range r.tools {
-		if t.Plugin == p {
-			e.Tools = append(e.Tools, t)
-			delete(r.tools, k)
+	return &Entry{Plugin: p,
+		Tools:     take(r.tools, p, func(t *Tool) *plugin.Plugin { return t.Plugin }),
+		Prompts:   take(r.prompts, p, func(x *Prompt) *plugin.Plugin { return x.Plugin }),
+		Resources: take(r.resources, p, func(x *Resource) *plugin.Plugin { return x.Plugin }),
+		Templates: take(r.templates, p, func(x *Template) *plugin.Plugin { return x.Plugin }),
+	}
+}
+
+// take removes and returns the values of m that belong to p.
+func take[V any](m map[string]V, p *plugin.Plugin, owner func(V) *plugin.Plugin) []V {
+	var out []V
+	for k, v := range m {
+		if owner(v) == p {
+			out = append(out, v)
+			delete(m, k)
 		}
 	}
-	for k, x := range r.prompts {
-		if x.Plugin == p {
-			e.Prompts = append(e.Prompts, x)
-			delete(r.prompts, k)
-		}
-	}
-	for k, x := range r.resources {
-		if x.Plugin == p {
-			e.Resources = append(e.Resources, x)
-			delete(r.resources, k)
-		}
-	}
-	for k, x := range r.templates {
-		if x.Plugin == p {
-			e.Templates = append(e.Templates, x)
-			delete(r.templates, k)
-		}
-	}
-	return e
+	return out
 }
 
 // Lookup returns the tool exposed under name.

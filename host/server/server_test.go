@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
@@ -19,16 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// fixture returns the path of a built test plugin (testdata/build.sh).
-func fixture(t testing.TB, name string) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "testdata", "wasm", name+".wasm")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("fixture %s is not built (%v): run testdata/build.sh, or make test", name, err)
-	}
-	return p
-}
+func fixture(t testing.TB, name string) string { return fixture.Path(t, name) }
 
 type loadSpec struct {
 	name string
