@@ -33,7 +33,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func fixture(t testing.TB, name string) string { return fixture.Path(t, name) }
 
 // stdioClient starts the real binary and connects go-sdk's client over stdio.
 func stdioClient(t *testing.T, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
@@ -52,7 +51,7 @@ func stdioClient(t *testing.T, args ...string) (*mcp.ClientSession, *bytes.Buffe
 }
 
 func TestStdioServe(t *testing.T) {
-	cs, stderr := stdioClient(t, fixture(t, "echo"), fixture(t, "stdout_flood"), fixture(t, "spin"), "--timeout", "300ms")
+	cs, stderr := stdioClient(t, fixture.Path(t, "echo"), fixture.Path(t, "stdout_flood"), fixture.Path(t, "spin"), "--timeout", "300ms")
 	ctx := context.Background()
 	lt, err := cs.ListTools(ctx, nil)
 	if err != nil {
@@ -86,7 +85,7 @@ func TestStdioServe(t *testing.T) {
 
 // TestStdinCloseExits checks the server ends promptly when its client goes.
 func TestStdinCloseExits(t *testing.T) {
-	cmd := exec.Command(binary, "serve", "--cache-dir", t.TempDir(), fixture(t, "echo"))
+	cmd := exec.Command(binary, "serve", "--cache-dir", t.TempDir(), fixture.Path(t, "echo"))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -124,22 +123,22 @@ func runCLI(t *testing.T, args ...string) (string, string, int) {
 }
 
 func TestCallCommand(t *testing.T) {
-	out, errs, code := runCLI(t, "call", "--cache-dir", "off", fixture(t, "echo"), "echo", `{"text":"hi"}`)
+	out, errs, code := runCLI(t, "call", "--cache-dir", "off", fixture.Path(t, "echo"), "echo", `{"text":"hi"}`)
 	if code != 0 || !strings.Contains(out, `"hi"`) {
 		t.Fatalf("call echo: code %d\n%s\n%s", code, out, errs)
 	}
-	out, _, code = runCLI(t, "call", "--cache-dir", "off", fixture(t, "guest_error"), "guest_error")
+	out, _, code = runCLI(t, "call", "--cache-dir", "off", fixture.Path(t, "guest_error"), "guest_error")
 	if code != 1 || !strings.Contains(out, "boom from guest") || !strings.Contains(out, `"isError": true`) {
 		t.Fatalf("call guest_error: code %d\n%s", code, out)
 	}
-	_, errs, code = runCLI(t, "call", "--cache-dir", "off", fixture(t, "echo"), "nope")
+	_, errs, code = runCLI(t, "call", "--cache-dir", "off", fixture.Path(t, "echo"), "nope")
 	if code != 2 || !strings.Contains(errs, `no tool "nope"`) || !strings.Contains(errs, "echo") {
 		t.Fatalf("unknown tool: code %d, %s", code, errs)
 	}
 }
 
 func TestInspectCommand(t *testing.T) {
-	out, errs, code := runCLI(t, "inspect", "--cache-dir", "off", fixture(t, "echo"))
+	out, errs, code := runCLI(t, "inspect", "--cache-dir", "off", fixture.Path(t, "echo"))
 	if code != 0 || !strings.Contains(out, "ABI v1") || !strings.Contains(out, "extism:host/env") || !strings.Contains(out, "echo") {
 		t.Fatalf("inspect: code %d\n%s\n%s", code, out, errs)
 	}
@@ -152,7 +151,7 @@ func TestLoadErrorsNameThePlugin(t *testing.T) {
 		{"abi_v2", "ABI v2"},
 		{"bad_tools", "bad name!"},
 	} {
-		_, errs, code := runCLI(t, "inspect", "--cache-dir", "off", fixture(t, c.fixture))
+		_, errs, code := runCLI(t, "inspect", "--cache-dir", "off", fixture.Path(t, c.fixture))
 		if code == 0 || !strings.Contains(errs, c.fixture) || !strings.Contains(errs, c.want) {
 			t.Errorf("%s: code %d, stderr %q; want the plugin named and %q", c.fixture, code, errs, c.want)
 		}
@@ -172,7 +171,7 @@ func TestConfigUnknownKey(t *testing.T) {
 func TestSHA256Pin(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "mcpwasm.toml")
-	os.WriteFile(cfg, []byte("[[plugin]]\npath = \""+fixture(t, "echo")+"\"\nsha256 = \""+strings.Repeat("ab", 32)+"\"\n"), 0o644)
+	os.WriteFile(cfg, []byte("[[plugin]]\npath = \""+fixture.Path(t, "echo")+"\"\nsha256 = \""+strings.Repeat("ab", 32)+"\"\n"), 0o644)
 	cmd := exec.Command(binary, "serve", "--config", cfg, "--cache-dir", "off")
 	stdin, _ := cmd.StdinPipe()
 	stderr, _ := cmd.StderrPipe()

@@ -19,7 +19,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-func fixture(t testing.TB, name string) string { return fixture.Path(t, name) }
 
 type loadSpec struct {
 	name string
@@ -38,7 +37,7 @@ func newServer(t testing.TB, prefixed bool, specs ...loadSpec) (*server.Server, 
 	var entries []*registry.Entry
 	var features server.Features
 	for _, s := range specs {
-		data, err := os.ReadFile(fixture(t, s.name))
+		data, err := os.ReadFile(fixture.Path(t, s.name))
 		if err != nil {
 			t.Fatal(err)
 		}
