@@ -15,8 +15,12 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/registry"
 )
 
-func newRuntime(cacheDir string, logger *slog.Logger) (*plugin.Runtime, error) {
-	return plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: cacheDir, Logger: logger, Allocator: newAllocator()})
+func newRuntime(lf *limitFlags, logger *slog.Logger) (*plugin.Runtime, error) {
+	budget, err := config.ParseSize(lf.budget)
+	if err != nil {
+		return nil, fmt.Errorf("--memory-budget: %w", err)
+	}
+	return plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: lf.cacheDir, Logger: logger, MemoryBudget: budget})
 }
 
 // loadOne loads a single plugin file with its tools unprefixed.
@@ -30,7 +34,7 @@ func loadOne(ctx context.Context, path string, lf *limitFlags, logger *slog.Logg
 		return nil, nil, nil, err
 	}
 	base.Name, base.Source, base.Wasm = nameFromFile(path), path, data
-	rt, err := newRuntime(lf.cacheDir, logger)
+	rt, err := newRuntime(lf, logger)
 	if err != nil {
 		return nil, nil, nil, err
 	}

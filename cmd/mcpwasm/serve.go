@@ -88,7 +88,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rt, err := newRuntime(lf.cacheDir, logger)
+	rt, err := newRuntime(&lf, logger)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 1

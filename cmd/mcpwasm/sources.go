@@ -22,6 +22,7 @@ type limitFlags struct {
 	maxOutput   string
 	concurrency int
 	cacheDir    string
+	budget      string
 }
 
 func (l *limitFlags) register(fs *flag.FlagSet) {
@@ -29,6 +30,7 @@ func (l *limitFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.memory, "memory", "", "per-plugin memory limit, e.g. 64MiB (default 64MiB)")
 	fs.StringVar(&l.maxOutput, "max-output", "", "largest tool output accepted, e.g. 4MiB (default 4MiB)")
 	fs.IntVar(&l.concurrency, "concurrency", 0, "calls of one plugin running at once (default 8)")
+	fs.StringVar(&l.budget, "memory-budget", "4GiB", "growth of all guest memories together, across plugins and calls (0: unbounded)")
 	fs.StringVar(&l.cacheDir, "cache-dir", "", `compiled-code cache folder ("off" to disable; default `+plugin.DefaultCacheDir()+`)`)
 }
 

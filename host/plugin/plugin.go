@@ -212,8 +212,14 @@ func hostFunctionList() string {
 	return strings.Join(sortStrings(names), ", ")
 }
 
-// Close releases the compiled plugin.
+// Close waits for the plugin's running calls to end (each is bounded by its
+// time limit), then releases the compiled plugin. Waiting matters: closing a
+// wazero runtime frees its memories at once, and pooled memories would
+// otherwise be handed to another plugin while a guest still writes to them.
 func (p *Plugin) Close(ctx context.Context) error {
+	for i := 0; i < cap(p.slots); i++ {
+		p.slots <- struct{}{}
+	}
 	return p.compiled.Close(ctx)
 }
 

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
 )
@@ -30,8 +31,13 @@ type RuntimeOptions struct {
 	// DefaultCacheDir(); "off" disables the on-disk cache (an in-memory
 	// cache is still shared by all plugins of the process).
 	CacheDir string
-	// Allocator, if set, backs every guest and kernel linear memory.
-	Allocator experimental.MemoryAllocator
+	// MemoryBudget bounds the growth of all linear memories together, in
+	// bytes (0: no bound beyond each plugin's own limit). Memories live in
+	// pooled mmap reservations outside the Go heap, zeroed between calls.
+	MemoryBudget uint64
+	// HeapMemory puts linear memories on the Go heap instead (slower; for
+	// comparison and for platforms without mmap).
+	HeapMemory bool
 	// Logger receives load and call diagnostics. Nil discards them.
 	Logger *slog.Logger
 	// MaxCalls bounds the guest calls running at once across all plugins
@@ -42,7 +48,8 @@ type RuntimeOptions struct {
 // Runtime is the process-wide state shared by all plugins.
 type Runtime struct {
 	cache  wazero.CompilationCache
-	alloc  experimental.MemoryAllocator
+	alloc  experimental.MemoryAllocator // nil: the Go heap
+	mem    *memalloc.Allocator
 	logger *slog.Logger
 	slots  chan struct{} // process-wide call slots
 }
@@ -65,7 +72,11 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 	if opts.MaxCalls <= 0 {
 		opts.MaxCalls = 256
 	}
-	rt := &Runtime{alloc: opts.Allocator, logger: opts.Logger, slots: make(chan struct{}, opts.MaxCalls)}
+	rt := &Runtime{logger: opts.Logger, slots: make(chan struct{}, opts.MaxCalls)}
+	if !opts.HeapMemory {
+		rt.mem = memalloc.New(memalloc.Options{Budget: opts.MemoryBudget, MaxPooled: 2 * opts.MaxCalls})
+		rt.alloc = rt.mem
+	}
 	if rt.logger == nil {
 		rt.logger = slog.New(slog.DiscardHandler)
 	}
@@ -91,7 +102,18 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 // this runtime is closed: Extism's compiled plugins break if their cache
 // closes first.
 func (rt *Runtime) Close(ctx context.Context) error {
+	if rt.mem != nil {
+		rt.mem.Trim()
+	}
 	return rt.cache.Close(ctx)
+}
+
+// MemoryStats reports the pooled linear memories (zero with HeapMemory).
+func (rt *Runtime) MemoryStats() memalloc.Stats {
+	if rt.mem == nil {
+		return memalloc.Stats{}
+	}
+	return rt.mem.Stats()
 }
 
 func (rt *Runtime) compileContext(ctx context.Context) context.Context {
