@@ -33,7 +33,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-
 // stdioClient starts the real binary and connects go-sdk's client over stdio.
 func stdioClient(t *testing.T, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
 	t.Helper()

@@ -19,7 +19,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-
 type loadSpec struct {
 	name string
 	cfg  plugin.Config
