@@ -2,11 +2,15 @@ package server_test
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -155,5 +159,38 @@ func TestCancellationStopsGuest(t *testing.T) {
 	srv.Drain(dctx)
 	if dctx.Err() != nil {
 		t.Fatal("the cancelled guest kept running")
+	}
+}
+
+// TestDroppedHTTPRequestStopsGuest: a stateful (2025-11-25) HTTP client
+// whose POST goes away mid-call — no notifications/cancelled, just a closed
+// connection — stops the guest; go-sdk alone would let it run to its limit.
+func TestDroppedHTTPRequestStopsGuest(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "spin", cfg: plugin.Config{Timeout: 30 * time.Second}})
+	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{}))
+	defer hs.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	body := `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"spin","arguments":{}}}`
+	req, _ := http.NewRequestWithContext(ctx, "POST", hs.URL, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body) // an SSE stream: read until the deadline drops it
+		resp.Body.Close()
+	}
+	dctx, dcancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer dcancel()
+	srv.Drain(dctx)
+	if dctx.Err() != nil {
+		t.Fatal("the guest kept running after its HTTP request went away")
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,6 +19,31 @@ import (
 // ABI promises guests the id in context.id, so the transports below put it
 // there, under idHeader, before go-sdk sees the request.
 const idHeader = "Mcp-Wasm-Jsonrpc-Id"
+
+// linkHeader carries a token naming the HTTP request a JSON-RPC request came
+// in, so its handler can stop when the client drops the connection. go-sdk
+// does that itself only for 2026-07-28 requests.
+const linkHeader = "Mcp-Wasm-Request-Link"
+
+// httpLinks maps link tokens to the contexts of in-flight HTTP requests.
+var httpLinks sync.Map
+
+var linkSeq atomic.Uint64
+
+// linkedContext returns ctx, cancelled also when the HTTP request the call
+// came in is gone. stop releases the link.
+func linkedContext(ctx context.Context, extra *mcp.RequestExtra) (context.Context, context.CancelFunc) {
+	if extra == nil || extra.Header == nil {
+		return ctx, func() {}
+	}
+	v, ok := httpLinks.Load(extra.Header.Get(linkHeader))
+	if !ok {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(v.(context.Context), cancel)
+	return ctx, func() { stop(); cancel() }
+}
 
 // requestID returns the JSON-RPC id recorded for a request, or nil.
 func requestID(extra *mcp.RequestExtra) any {
@@ -70,7 +98,12 @@ func (c *idConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 func withRequestID(next http.Handler, limit int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(idHeader)
+		r.Header.Del(linkHeader)
 		if r.Method == http.MethodPost && r.Body != nil {
+			token := strconv.FormatUint(linkSeq.Add(1), 36)
+			httpLinks.Store(token, r.Context())
+			defer httpLinks.Delete(token)
+			r.Header.Set(linkHeader, token)
 			body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 			r.Body.Close()
 			if err != nil {

@@ -119,6 +119,8 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		s.inflight.Add(1)
 		defer s.inflight.Done()
+		ctx, unlink := linkedContext(ctx, req.Extra)
+		defer unlink()
 		cb := s.callbacksFor(req.Session, req.Params.GetProgressToken(), t.Plugin, t.Def.Name)
 		cb.caps = req.ClientCapabilities()
 		if req.ProtocolVersion() >= modernProtocol {
