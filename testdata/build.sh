@@ -37,3 +37,6 @@ for dir in "$here"/rust/*/; do
 		{ echo "testdata/build.sh: rust fixture $name failed" >&2; exit 1; }
 	cp "$tmp/target-$name/wasm32-wasi/release/$name.wasm" "$out/$name.wasm"
 done
+
+# Go fixture: the conformance plugin, a module of its own (standard Go, wasip1).
+"$here/conformance/build.sh" || { echo "testdata/build.sh: conformance fixture failed" >&2; exit 1; }

@@ -1,0 +1,3 @@
+module mcpwasm.test/conformance
+
+go 1.24
