@@ -1,0 +1,102 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestResourcesPromptsCompletion drives the conformance fixture plugin
+// (testdata/conformance) through every resource, prompt and completion
+// export with go-sdk's client, in both protocol eras.
+func TestResourcesPromptsCompletion(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(era, func(t *testing.T) {
+			cs := connectVersion(t, srv, nil, era)
+			ctx := context.Background()
+
+			lr, err := cs.ListResources(ctx, nil)
+			if err != nil || len(lr.Resources) != 3 {
+				t.Fatalf("resources/list: %v %v", lr, err)
+			}
+			lt, err := cs.ListResourceTemplates(ctx, nil)
+			if err != nil || len(lt.ResourceTemplates) != 1 || lt.ResourceTemplates[0].URITemplate != "test://template/{id}/data" {
+				t.Fatalf("resources/templates/list: %v %v", lt, err)
+			}
+			rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-text"})
+			if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text == "" || rr.Contents[0].MIMEType == "" {
+				t.Fatalf("read static-text: %v %v", rr, err)
+			}
+			rr, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-binary"})
+			if err != nil || len(rr.Contents[0].Blob) == 0 {
+				t.Fatalf("read static-binary: %v %v", rr, err)
+			}
+			rr, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://template/123/data"})
+			if err != nil || !strings.Contains(rr.Contents[0].Text, "123") {
+				t.Fatalf("read template: %v %v", rr, err)
+			}
+			if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://nope"}); err == nil {
+				t.Fatal("reading an unknown resource must be a JSON-RPC error")
+			}
+
+			lp, err := cs.ListPrompts(ctx, nil)
+			if err != nil || len(lp.Prompts) != 4 {
+				t.Fatalf("prompts/list: %v %v", lp, err)
+			}
+			gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_prompt_with_arguments",
+				Arguments: map[string]string{"arg1": "alpha", "arg2": "beta"}})
+			if err != nil || !strings.Contains(mustJSON(gp.Messages), "alpha") || !strings.Contains(mustJSON(gp.Messages), "beta") {
+				t.Fatalf("prompts/get: %v %v", gp, err)
+			}
+			gp, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_prompt_with_image"})
+			if err != nil || !strings.Contains(mustJSON(gp.Messages), `"image"`) {
+				t.Fatalf("prompts/get image: %v %v", gp, err)
+			}
+
+			cr, err := cs.Complete(ctx, &mcp.CompleteParams{
+				Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "test_prompt_with_arguments"},
+				Argument: mcp.CompleteParamsArgument{Name: "arg1", Value: ""}})
+			if err != nil || cr.Completion.Values == nil {
+				t.Fatalf("completion/complete: %v %v", cr, err)
+			}
+		})
+	}
+}
+
+// TestElicitation: create_elicitation reaches the client in both eras.
+func TestElicitation(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(era, func(t *testing.T) {
+			asked := 0
+			cs := connectVersion(t, srv, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					asked++
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada", "email": "ada@example.com"}}, nil
+				},
+			}, era)
+			res := call(t, cs, "test_elicitation", map[string]any{"message": "who are you?"})
+			if res.IsError || !strings.Contains(text(res), "ada@example.com") || asked != 1 {
+				t.Fatalf("elicitation: asked %d, %s", asked, text(res))
+			}
+		})
+	}
+}
+
+func TestSubscribe(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
+	cs := connectVersion(t, srv, nil, "2025-11-25")
+	ctx := context.Background()
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://watched-resource"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: "test://watched-resource"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://nope"}); err == nil {
+		t.Fatal("subscribing to an unknown resource must fail")
+	}
+}
