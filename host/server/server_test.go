@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -28,7 +29,7 @@ type loadSpec struct {
 func newServer(t testing.TB, prefixed bool, specs ...loadSpec) (*server.Server, *registry.Registry) {
 	t.Helper()
 	ctx := context.Background()
-	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
+	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
 	if err != nil {
 		t.Fatal(err)
 	}
