@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
@@ -28,6 +29,16 @@ func loadOne(ctx context.Context, path string, lf *limitFlags, logger *slog.Logg
 	base, err := lf.defaults(&config.Config{})
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if base.Grants, err = rootGrants(lf.roots); err != nil {
+		return nil, nil, nil, err
+	}
+	for _, d := range lf.rwRoots {
+		cp, err := plugin.Canonical(d)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("--rw-root %s: %w", d, err)
+		}
+		base.Grants = addGrant(base.Grants, plugin.Grant{Path: cp})
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -55,6 +66,8 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var lf limitFlags
 	lf.register(fs)
+	fs.Var(&lf.roots, "root", "grant the plugin read-only access to DIR (repeatable)")
+	fs.Var(&lf.rwRoots, "rw-root", "grant the plugin read-write access to DIR (repeatable)")
 	logLevel := fs.String("log-level", "warn", "stderr log level (debug shows guest stdout/stderr)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mcpwasm call [flags] PLUGIN.wasm TOOL [JSON-ARGUMENTS | @FILE | -]")
@@ -109,7 +122,11 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpwasm call: no tool %q in %s (it has: %s)\n", pos[1], pos[0], strings.Join(names, ", "))
 		return 2
 	}
-	res := tool.Call(ctx, registry.CallRequest{Arguments: json.RawMessage(argsJSON)})
+	var mounts []abi.Mount
+	for _, g := range tool.Plugin.Config().Grants {
+		mounts = append(mounts, abi.Mount{Path: g.Path, ReadOnly: g.ReadOnly})
+	}
+	res := tool.Call(ctx, registry.CallRequest{Arguments: json.RawMessage(argsJSON), Mounts: mounts})
 	out, _ := json.MarshalIndent(res, "", "  ")
 	fmt.Fprintln(stdout, string(out))
 	if res.IsError {

@@ -24,6 +24,7 @@ Usage:
   mcpwasm serve   [flags] [PLUGIN.wasm | DIR]...   serve plugins (stdio by default, --http ADDR for Streamable HTTP)
   mcpwasm call    [flags] PLUGIN.wasm TOOL [JSON]  call one tool without an MCP client; exit 1 on isError
   mcpwasm inspect [--json] PLUGIN.wasm             show imports, exports, ABI version and tools
+  mcpwasm bench   [flags]                          side-by-side benchmark (issue 8); run from the checkout
   mcpwasm version
 
 With no plugins and no --config, serve runs the built-in example plugins.
@@ -46,6 +47,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdCall(args[1:], stdout, stderr)
 	case "inspect":
 		return cmdInspect(args[1:], stdout, stderr)
+	case "bench":
+		return cmdBench(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "mcpwasm", version)
 		return 0

@@ -43,7 +43,8 @@ func cmdServe(args []string, stderr io.Writer) int {
 		roots     stringList
 	)
 	lf.register(fs)
-	fs.Var(&roots, "root", "grant plugins read-only access to DIR (repeatable; enforced by the filesystem sandbox)")
+	fs.Var(&roots, "root", "grant every plugin read-only access to DIR (repeatable); a client's roots narrow it further")
+	benchNative := fs.Bool("bench-native-echo", false, "bench only: also serve native_echo, a native Go echo tool in this server (see mcpwasm bench)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mcpwasm serve [flags] [PLUGIN.wasm | DIR]...")
 		fs.PrintDefaults()
@@ -72,11 +73,12 @@ func cmdServe(args []string, stderr io.Writer) int {
 	if lf.cacheDir == "" {
 		lf.cacheDir = cfg.Server.CacheDir
 	}
-	if len(roots) > 0 || len(cfg.Server.Roots) > 0 {
-		logger.Warn("filesystem roots are not mounted yet in this version: plugins see no filesystem", "roots", append(roots, cfg.Server.Roots...))
-	}
 	base, err := lf.defaults(cfg)
 	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 2
+	}
+	if base.Grants, err = rootGrants(append(roots, cfg.Server.Roots...)); err != nil {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2
 	}
@@ -96,6 +98,9 @@ func cmdServe(args []string, stderr io.Writer) int {
 	reg := registry.New()
 	name := cfg.Server.Name
 	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger, Features: scanFeatures(specs, logger)})
+	if *benchNative {
+		srv.AddNativeEcho()
+	}
 
 	// Plugins load in the background: the handshake is answered at once, and
 	// tool requests wait until the first load finishes.

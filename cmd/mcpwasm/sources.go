@@ -23,6 +23,8 @@ type limitFlags struct {
 	concurrency int
 	cacheDir    string
 	budget      string
+	roots       stringList // call: --root
+	rwRoots     stringList // call: --rw-root
 }
 
 func (l *limitFlags) register(fs *flag.FlagSet) {
@@ -82,6 +84,18 @@ func nameFromFile(path string) string {
 func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool) ([]spec, error) {
 	var specs []spec
 	for _, p := range c.Plugins {
+		grants := base.Grants
+		for _, g := range p.FS {
+			path := g.Path
+			if !filepath.IsAbs(path) && c.File != "" {
+				path = filepath.Join(filepath.Dir(c.File), path)
+			}
+			cp, err := plugin.Canonical(path)
+			if err != nil {
+				return nil, fmt.Errorf("%s: [[plugin]] %q: [[plugin.fs]] %q: %w", c.File, p.Path, g.Path, err)
+			}
+			grants = addGrant(grants, plugin.Grant{Path: cp, ReadOnly: g.Mode != "rw"})
+		}
 		path := p.Path
 		if !filepath.IsAbs(path) && c.File != "" {
 			path = filepath.Join(filepath.Dir(c.File), path)
@@ -107,6 +121,7 @@ func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool)
 		if p.Concurrency > 0 {
 			cfg.Concurrency = p.Concurrency
 		}
+		cfg.Grants = grants
 		specs = append(specs, spec{cfg: cfg, unprefixed: p.Prefix != nil && !*p.Prefix})
 	}
 	for _, a := range args {
@@ -158,4 +173,30 @@ func wasmFiles(path string) ([]string, error) {
 		return nil, fmt.Errorf("%s: no .wasm files in this folder", path)
 	}
 	return out, nil
+}
+
+// addGrant adds g to grants; a folder granted twice keeps the wider mode.
+func addGrant(grants []plugin.Grant, g plugin.Grant) []plugin.Grant {
+	out := append([]plugin.Grant(nil), grants...)
+	for i := range out {
+		if out[i].Path == g.Path {
+			out[i].ReadOnly = out[i].ReadOnly && g.ReadOnly
+			return out
+		}
+	}
+	return append(out, g)
+}
+
+// rootGrants turns --root flags and [server] roots into read-only grants
+// for every plugin.
+func rootGrants(dirs []string) ([]plugin.Grant, error) {
+	var grants []plugin.Grant
+	for _, d := range dirs {
+		cp, err := plugin.Canonical(d)
+		if err != nil {
+			return nil, fmt.Errorf("--root %s: %w", d, err)
+		}
+		grants = addGrant(grants, plugin.Grant{Path: cp, ReadOnly: true})
+	}
+	return grants, nil
 }

@@ -62,6 +62,16 @@ type Plugin struct {
 	Concurrency int      `toml:"concurrency"`
 	// Config is handed to the guest (Extism config_get).
 	Config map[string]string `toml:"config"`
+	// FS grants folders to this plugin ([[plugin.fs]] tables).
+	FS []FSGrant `toml:"fs"`
+}
+
+// FSGrant is one [[plugin.fs]] table: a folder and its access mode.
+type FSGrant struct {
+	// Path is the folder, relative to the config file's folder.
+	Path string `toml:"path"`
+	// Mode is "ro" (the default) or "rw".
+	Mode string `toml:"mode"`
 }
 
 // Duration is a TOML string such as "5s" or "250ms".
@@ -176,6 +186,14 @@ func (c *Config) check(data []byte) error {
 		}
 		if p.SHA256 != "" && !regexp.MustCompile(`^[0-9a-fA-F]{64}$`).MatchString(p.SHA256) {
 			return fmt.Errorf("%s: sha256 must be 64 hex digits", where)
+		}
+		for j, g := range p.FS {
+			if g.Path == "" {
+				return fmt.Errorf("%s: [[plugin.fs]] #%d: path is required", where, j+1)
+			}
+			if g.Mode != "" && g.Mode != "ro" && g.Mode != "rw" {
+				return fmt.Errorf("%s: [[plugin.fs]] %q: mode must be \"ro\" or \"rw\", not %q", where, g.Path, g.Mode)
+			}
 		}
 		if p.Name != "" {
 			if names[p.Name] {

@@ -103,9 +103,19 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte) (out []by
 		p.logGuestOutput(export, stdout, stderr)
 	}()
 
+	mc := p.moduleConfig(ctx, stdout, stderr)
+	if mounts := mountsFrom(ctx); len(mounts) > 0 {
+		fsc, closer, err := mountFS(mounts)
+		if err != nil {
+			o.err, o.rc = hostFailure{fmt.Errorf("mounting the granted folders: %w", err)}, 1
+			return nil, o
+		}
+		defer closer.Close() // after the instance closes (defers run last-in, first-out)
+		mc = mc.WithFSConfig(fsc)
+	}
 	ictx := experimental.WithMemoryAllocator(ctx, mem)
 	ictx = experimental.WithCloseNotifier(ictx, exit)
-	inst, err := p.compiled.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: p.moduleConfig(ctx, stdout, stderr)})
+	inst, err := p.compiled.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: mc})
 	if err != nil {
 		o.err, o.rc = fmt.Errorf("instantiate: %w", err), 1
 		return nil, o

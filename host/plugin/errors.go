@@ -67,10 +67,17 @@ type outcome struct {
 	memLimit  uint64
 }
 
+// hostFailure is a failure on the host's side before the guest ran.
+type hostFailure struct{ error }
+
 // classify maps an outcome to an *Error, or nil when the call succeeded.
 // Order matters: the context's end explains a closed module, a panic
 // explains a trap, and memory exhaustion explains an abort.
 func classify(o outcome) *Error {
+	var hf hostFailure
+	if errors.As(o.err, &hf) {
+		return newError(abi.ErrHost, hf.error, "%v", hf.error)
+	}
 	var exitErr *sys.ExitError
 	isExit := errors.As(o.err, &exitErr)
 	switch {

@@ -2,10 +2,11 @@ package plugin
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
+	"io"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/sandboxfs"
+	"github.com/tetratelabs/wazero"
 )
 
 type mountsKey struct{}
@@ -24,14 +25,14 @@ func mountsFrom(ctx context.Context) []abi.Mount {
 
 // Canonical returns the absolute, symlink-free, clean form of a folder path,
 // the form grants and roots are compared in.
-func Canonical(path string) (string, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", err
+func Canonical(path string) (string, error) { return sandboxfs.Canonical(path) }
+
+// mountFS builds the guest's filesystem for one call: os.Root-backed mounts
+// that symlinks, hard links, renames and ".." cannot leave.
+func mountFS(mounts []abi.Mount) (wazero.FSConfig, io.Closer, error) {
+	ms := make([]sandboxfs.Mount, len(mounts))
+	for i, m := range mounts {
+		ms[i] = sandboxfs.Mount{HostPath: m.Path, ReadOnly: m.ReadOnly}
 	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return filepath.Clean(real), nil
+	return sandboxfs.FSConfig(ms)
 }

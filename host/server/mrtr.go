@@ -2,10 +2,13 @@ package server
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -32,6 +35,7 @@ type roundTrip struct {
 	pendingID string
 	pending   mcp.InputRequest
 	stop      context.CancelFunc
+	key       []byte // signs requestState
 }
 
 // maxRequestState bounds the answers carried between round trips.
@@ -39,12 +43,12 @@ const maxRequestState = 1 << 20
 
 var errInputRequired = errors.New("input required from the client")
 
-func newRoundTrip(params *mcp.CallToolParamsRaw, stop context.CancelFunc) (*roundTrip, error) {
-	rt := &roundTrip{answers: map[string]json.RawMessage{}, counts: map[string]int{}, stop: stop}
+func newRoundTrip(params *mcp.CallToolParamsRaw, key []byte, stop context.CancelFunc) (*roundTrip, error) {
+	rt := &roundTrip{answers: map[string]json.RawMessage{}, counts: map[string]int{}, stop: stop, key: key}
 	if params.RequestState != "" {
-		b, err := base64.RawURLEncoding.DecodeString(params.RequestState)
-		if err != nil || len(b) > maxRequestState || json.Unmarshal(b, &rt.answers) != nil {
-			return nil, errors.New("invalid requestState")
+		b, err := openState(key, params.RequestState)
+		if err != nil || json.Unmarshal(b, &rt.answers) != nil {
+			return nil, errors.New("invalid requestState: it was not issued by this server, or was altered")
 		}
 	}
 	for id, resp := range params.InputResponses {
@@ -107,7 +111,7 @@ func (rt *roundTrip) result() (*mcp.CallToolResult, error) {
 	}
 	return &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{rt.pendingID: rt.pending},
-		RequestState:  base64.RawURLEncoding.EncodeToString(state),
+		RequestState:  sealState(rt.key, state),
 	}, nil
 }
 
@@ -130,4 +134,31 @@ func (rt *roundTrip) ask(id string, req mcp.InputRequest) (*mcp.CallToolResult, 
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	return res, nil
+}
+
+// requestState travels through the client, so it is signed: the client may
+// answer a request as it likes, but cannot invent answers to requests the
+// server never made, or replay another call's state.
+func sealState(key, state []byte) string {
+	mac := hmac.New(sha256.New, key)
+	mac.Write(state)
+	return base64.RawURLEncoding.EncodeToString(state) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
+}
+
+func openState(key []byte, sealed string) ([]byte, error) {
+	body, sig, ok := strings.Cut(sealed, ".")
+	if !ok || len(body) > 2*maxRequestState {
+		return nil, errors.New("malformed")
+	}
+	state, err1 := base64.RawURLEncoding.DecodeString(body)
+	got, err2 := base64.RawURLEncoding.DecodeString(sig)
+	if err1 != nil || err2 != nil {
+		return nil, errors.New("malformed")
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write(state)
+	if !hmac.Equal(got, mac.Sum(nil)) {
+		return nil, errors.New("bad signature")
+	}
+	return state, nil
 }

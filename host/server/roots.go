@@ -89,9 +89,13 @@ func (s *Server) clientRoots(ctx context.Context, req *mcp.CallToolRequest, rt *
 const rootsInputID = "mcpwasm-roots"
 
 // canonicalRoots turns file:// root URIs into canonical host paths. Roots
-// that are not local folders are skipped with a warning. An empty list means
-// "no folders": the client narrowed access to nothing.
+// that are not local folders are skipped with a warning. A client that lists
+// no roots at all does not narrow (nil): many clients declare the roots
+// capability without ever setting one.
 func (s *Server) canonicalRoots(lr *mcp.ListRootsResult) []string {
+	if len(lr.Roots) == 0 {
+		return nil
+	}
 	out := []string{}
 	for _, r := range lr.Roots {
 		u, err := url.Parse(r.URI)
@@ -117,7 +121,7 @@ func (s *Server) mounts(grants []plugin.Grant, roots []string) []abi.Mount {
 		for _, g := range grants {
 			out = append(out, abi.Mount{Path: g.Path, ReadOnly: g.ReadOnly})
 		}
-		return out
+		return normalize(out)
 	}
 	seen := map[string]bool{}
 	out := []abi.Mount{}
@@ -141,6 +145,25 @@ func (s *Server) mounts(grants []plugin.Grant, roots []string) []abi.Mount {
 		}
 		if !inside {
 			s.logger.Warn("ignoring a client root outside every folder the operator granted", "root", r)
+		}
+	}
+	return normalize(out)
+}
+
+// normalize drops mounts that lie inside a read-write mount: the outer mount
+// already gives the guest everything they would, and the sandbox refuses a
+// read-only mount nested in a read-write one.
+func normalize(ms []abi.Mount) []abi.Mount {
+	out := ms[:0:0]
+	for i, m := range ms {
+		covered := false
+		for j, o := range ms {
+			if i != j && !o.ReadOnly && o.Path != m.Path && within(m.Path, o.Path) {
+				covered = true
+			}
+		}
+		if !covered {
+			out = append(out, m)
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ package server
 
 import (
 	"context"
+	"crypto/rand"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -29,6 +30,10 @@ type Options struct {
 	// LogsPerCall bounds the log notifications one guest call may send.
 	// Default 100; the rest are dropped and counted in the server log.
 	LogsPerCall int
+	// StateKey signs the requestState of multi round-trip results. Servers
+	// behind one load balancer need the same key; empty means a random key
+	// for this process.
+	StateKey []byte
 	// Features are what the plugins provide, known from their exports
 	// before they finish compiling; they decide the advertised capabilities.
 	Features Features
@@ -51,6 +56,7 @@ type Server struct {
 	inflight  sync.WaitGroup
 	refresh   refresher
 	roots     sessionRoots
+	stateKey  []byte
 }
 
 // New creates a server. Until Ready is called, tool requests wait, so a
@@ -67,7 +73,11 @@ func New(reg *registry.Registry, opts Options) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{reg: reg, opts: opts, logger: logger, ready: make(chan struct{})}
+	s := &Server{reg: reg, opts: opts, logger: logger, ready: make(chan struct{}), stateKey: opts.StateKey}
+	if len(s.stateKey) == 0 {
+		s.stateKey = make([]byte, 32)
+		rand.Read(s.stateKey)
+	}
 	caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
 	if opts.Features.Tools {
 		caps.Tools = &mcp.ToolCapabilities{ListChanged: true}
@@ -127,7 +137,7 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 			var stop context.CancelFunc
 			ctx, stop = context.WithCancel(ctx)
 			defer stop()
-			rt, err := newRoundTrip(req.Params, stop)
+			rt, err := newRoundTrip(req.Params, s.stateKey, stop)
 			if err != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 			}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/mcpwasm/mcpwasm/internal/bench"
+)
+
+// cmdBench parses the bench flags and runs the harness (internal/bench).
+func cmdBench(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		o       bench.Options
+		plugins stringList
+	)
+	fs.IntVar(&o.Rounds, "rounds", 0, "interleaved rounds; figures are medians over rounds (default 5, 3 with --quick)")
+	fs.BoolVar(&o.Quick, "quick", false, "a short run (about 30 s)")
+	fs.StringVar(&o.JSON, "json", "", "also write the report and raw per-round numbers to FILE")
+	fs.Var(&plugins, "plugin", "a guest-language echo plugin to measure over stdio, NAME=PATH:TOOL (repeatable; it must echo \"message\")")
+	fs.StringVar(&o.ColdPlugins, "cold-plugins", "", "folder of ~10 plugins incl. a ~3 MB standard-Go one, for cold start and idle RSS (skipped if not given)")
+	fs.StringVar(&o.Fixtures, "fixtures", "", "folder with echo, spin, nap and recurse .wasm (default testdata/wasm)")
+	fs.BoolVar(&o.NoNode, "no-node", false, "do not install or measure the Node reference server")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: mcpwasm bench [flags]   (run from the mcpwasm checkout, after testdata/build.sh)")
+		fs.PrintDefaults()
+	}
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) > 0 {
+		fs.Usage()
+		return 2
+	}
+	for _, p := range plugins {
+		g, err := bench.ParsePlugin(p)
+		if err != nil {
+			fmt.Fprintln(stderr, "mcpwasm:", err)
+			return 2
+		}
+		o.Plugins = append(o.Plugins, g)
+	}
+	o.Stdout, o.Stderr = stdout, stderr
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if _, err := bench.Run(ctx, o); err != nil {
+		fmt.Fprintln(stderr, "mcpwasm bench:", err)
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,3 @@
+module mcpwasm.test/fsprobe
+
+go 1.24
