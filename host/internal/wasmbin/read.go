@@ -8,10 +8,15 @@ import (
 
 var errEOF = errors.New("unexpected end of module")
 
+// reader reads the binary format from b[off:]. Every read checks the bytes
+// that are actually left, so a claimed length or count never reaches past
+// the input or drives an allocation.
 type reader struct {
 	b   []byte
 	off int
 }
+
+func (r *reader) left() int { return len(r.b) - r.off }
 
 func (r *reader) byte() (byte, error) {
 	if r.off >= len(r.b) {
@@ -22,19 +27,25 @@ func (r *reader) byte() (byte, error) {
 	return c, nil
 }
 
-func (r *reader) uleb(maxBits int) (uint64, error) {
+// uleb reads an unsigned LEB128 of at most maxBits bits, as the spec
+// requires: at most ceil(maxBits/7) bytes, and the unused high bits of the
+// last byte zero.
+func (r *reader) uleb(maxBits uint) (uint64, error) {
 	var v uint64
-	for shift := 0; ; shift += 7 {
+	for shift := uint(0); ; shift += 7 {
 		c, err := r.byte()
 		if err != nil {
 			return 0, err
 		}
-		if shift >= maxBits || (shift+7 > maxBits && uint64(c&0x7f)>>(maxBits-shift) != 0) {
-			return 0, errors.New("integer too large")
+		if shift+7 > maxBits && uint64(c&0x7f)>>(maxBits-shift) != 0 {
+			return 0, fmt.Errorf("integer at offset %d does not fit in %d bits", r.off-1, maxBits)
 		}
 		v |= uint64(c&0x7f) << shift
 		if c&0x80 == 0 {
 			return v, nil
+		}
+		if shift+7 >= maxBits {
+			return 0, fmt.Errorf("integer at offset %d is longer than a %d-bit LEB128", r.off-1, maxBits)
 		}
 	}
 }
@@ -45,14 +56,15 @@ func (r *reader) u32() (uint32, error) {
 }
 
 // count reads a vector length and checks that at least minSize bytes per
-// element remain, so a hostile count cannot drive an allocation.
+// element remain, so a hostile count cannot drive an allocation or a long
+// loop.
 func (r *reader) count(minSize int) (int, error) {
 	n, err := r.u32()
 	if err != nil {
 		return 0, err
 	}
-	if uint64(n)*uint64(minSize) > uint64(len(r.b)-r.off) {
-		return 0, fmt.Errorf("vector of %d entries cannot fit in the %d bytes left", n, len(r.b)-r.off)
+	if uint64(n)*uint64(minSize) > uint64(r.left()) {
+		return 0, fmt.Errorf("a vector of %d entries cannot fit in the %d bytes left", n, r.left())
 	}
 	return int(n), nil
 }
@@ -62,45 +74,71 @@ func (r *reader) name() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if uint64(n) > uint64(len(r.b)-r.off) {
-		return "", errEOF
+	if uint64(n) > uint64(r.left()) {
+		return "", fmt.Errorf("name of %d bytes runs past the end of its section", n)
 	}
 	s := string(r.b[r.off : r.off+int(n)])
 	r.off += int(n)
 	if !utf8.ValidString(s) {
-		return "", errors.New("name is not valid UTF-8")
+		return "", fmt.Errorf("name %q is not valid UTF-8", s)
 	}
 	return s, nil
 }
 
-func (r *reader) limits(allow64 bool) (Limits, error) {
+// Limits flag bits: 0x01 has a maximum, 0x02 shared (threads), 0x04 64-bit
+// index type (memory64, which also defines table64).
+const (
+	limHasMax = 0x01
+	limShared = 0x02
+	limIs64   = 0x04
+)
+
+func (r *reader) limits(what string) (Limits, error) {
 	flag, err := r.byte()
 	if err != nil {
 		return Limits{}, err
 	}
-	if flag > 0x07 {
-		return Limits{}, fmt.Errorf("invalid limits flag 0x%02x", flag)
+	if flag > limHasMax|limShared|limIs64 {
+		return Limits{}, fmt.Errorf("%s limits: invalid flag byte 0x%02x", what, flag)
 	}
-	l := Limits{HasMax: flag&0x01 != 0, Is64: flag&0x04 != 0}
-	if l.Is64 && !allow64 {
-		return Limits{}, errors.New("64-bit limits are not allowed here")
-	}
-	bits := 32
+	l := Limits{HasMax: flag&limHasMax != 0, Shared: flag&limShared != 0, Is64: flag&limIs64 != 0}
+	bits := uint(32)
 	if l.Is64 {
 		bits = 64
 	}
 	if l.Min, err = r.uleb(bits); err != nil {
-		return Limits{}, err
+		return Limits{}, fmt.Errorf("%s limits: minimum: %w", what, err)
 	}
 	if l.HasMax {
 		if l.Max, err = r.uleb(bits); err != nil {
-			return Limits{}, err
+			return Limits{}, fmt.Errorf("%s limits: maximum: %w", what, err)
 		}
 		if l.Max < l.Min {
-			return Limits{}, fmt.Errorf("limits: maximum %d is below minimum %d", l.Max, l.Min)
+			return Limits{}, fmt.Errorf("%s limits: maximum %d is below minimum %d", what, l.Max, l.Min)
 		}
 	}
+	if l.Shared && !l.HasMax {
+		return Limits{}, fmt.Errorf("%s limits: a shared %s needs a maximum", what, what)
+	}
 	return l, nil
+}
+
+// Reference and value type bytes.
+const (
+	typeFuncref    = 0x70
+	typeExternref  = 0x6F
+	refNullPrefix  = 0x63 // (ref null ht), function-references proposal
+	refPrefix      = 0x64 // (ref ht)
+	tableInitFlag  = 0x40 // 0x40 0x00 tabletype expr, function-references proposal
+	notInABIReason = "mcpwasm's ABI allows MVP plus reference types, not the function-references or GC proposals"
+)
+
+func refTypeError(b byte) error {
+	switch b {
+	case refNullPrefix, refPrefix:
+		return fmt.Errorf("typed reference type (prefix 0x%02x) is not supported: %s", b, notInABIReason)
+	}
+	return fmt.Errorf("reference type 0x%02x is not supported (funcref 0x70 or externref 0x6f only)", b)
 }
 
 func (r *reader) table() (Table, error) {
@@ -108,54 +146,78 @@ func (r *reader) table() (Table, error) {
 	if err != nil {
 		return Table{}, err
 	}
-	if et != 0x70 && et != 0x6F {
-		return Table{}, fmt.Errorf("table element type 0x%02x is not supported (funcref or externref only)", et)
+	switch et {
+	case typeFuncref, typeExternref:
+	case tableInitFlag:
+		return Table{}, fmt.Errorf("a table with an initializer expression (0x40 0x00 prefix) is not supported: %s", notInABIReason)
+	default:
+		return Table{}, refTypeError(et)
 	}
-	l, err := r.limits(true)
+	l, err := r.limits("table")
 	if err != nil {
-		return Table{}, fmt.Errorf("table: %w", err)
+		return Table{}, err
+	}
+	if l.Shared {
+		return Table{}, errors.New("a table cannot be shared")
 	}
 	return Table{ElemType: et, Limits: l}, nil
 }
 
+func (r *reader) globalType() error {
+	if err := r.valType(); err != nil {
+		return err
+	}
+	mut, err := r.byte()
+	if err != nil {
+		return err
+	}
+	if mut > 1 {
+		return fmt.Errorf("invalid global mutability 0x%02x", mut)
+	}
+	return nil
+}
+
 func parseImports(r *reader, m *Module) error {
-	n, err := r.count(4)
+	n, err := r.count(4) // module name, name, kind, descriptor: a byte each at least
 	if err != nil {
 		return fmt.Errorf("import section: %w", err)
 	}
 	for i := 0; i < n; i++ {
 		mod, err := r.name()
 		if err != nil {
-			return fmt.Errorf("import %d: %w", i, err)
+			return fmt.Errorf("import %d: module name: %w", i, err)
 		}
 		nm, err := r.name()
 		if err != nil {
-			return fmt.Errorf("import %d: %w", i, err)
+			return fmt.Errorf("import %d (%q): name: %w", i, mod, err)
 		}
 		k, err := r.byte()
 		if err != nil {
-			return fmt.Errorf("import %d: %w", i, err)
+			return fmt.Errorf("import %q.%q: %w", mod, nm, err)
 		}
 		switch Kind(k) {
 		case KindFunc:
-			_, err = r.u32()
+			_, err = r.u32() // type index
 		case KindTable:
 			_, err = r.table()
 		case KindMemory:
-			_, err = r.limits(true)
+			_, err = r.limits("memory")
 		case KindGlobal:
-			if _, err = r.byte(); err == nil {
-				_, err = r.byte()
-			}
+			err = r.globalType()
 		case KindTag:
-			if _, err = r.byte(); err == nil {
-				_, err = r.u32()
+			var attr byte
+			if attr, err = r.byte(); err == nil {
+				if attr != 0 {
+					err = fmt.Errorf("invalid tag attribute 0x%02x", attr)
+				} else {
+					_, err = r.u32() // type index
+				}
 			}
 		default:
 			err = fmt.Errorf("unknown import kind 0x%02x", k)
 		}
 		if err != nil {
-			return fmt.Errorf("import %q.%q: %w", mod, nm, err)
+			return fmt.Errorf("import %q.%q (%s): %w", mod, nm, Kind(k), err)
 		}
 		m.Imports = append(m.Imports, Import{Module: mod, Name: nm, Kind: Kind(k)})
 	}
@@ -163,7 +225,7 @@ func parseImports(r *reader, m *Module) error {
 }
 
 func parseTables(r *reader, m *Module) error {
-	n, err := r.count(3)
+	n, err := r.count(3) // reftype, flag, min
 	if err != nil {
 		return fmt.Errorf("table section: %w", err)
 	}
@@ -178,12 +240,12 @@ func parseTables(r *reader, m *Module) error {
 }
 
 func parseMemories(r *reader, m *Module) error {
-	n, err := r.count(2)
+	n, err := r.count(2) // flag, min
 	if err != nil {
 		return fmt.Errorf("memory section: %w", err)
 	}
 	for i := 0; i < n; i++ {
-		l, err := r.limits(true)
+		l, err := r.limits("memory")
 		if err != nil {
 			return fmt.Errorf("memory %d: %w", i, err)
 		}
@@ -193,37 +255,35 @@ func parseMemories(r *reader, m *Module) error {
 }
 
 func parseExports(r *reader, m *Module) error {
-	n, err := r.count(3)
+	n, err := r.count(3) // name, kind, index
 	if err != nil {
 		return fmt.Errorf("export section: %w", err)
 	}
 	for i := 0; i < n; i++ {
 		nm, err := r.name()
 		if err != nil {
-			return fmt.Errorf("export %d: %w", i, err)
+			return fmt.Errorf("export %d: name: %w", i, err)
 		}
 		k, err := r.byte()
 		if err != nil {
 			return fmt.Errorf("export %q: %w", nm, err)
 		}
+		if Kind(k) > KindTag {
+			return fmt.Errorf("export %q: unknown export kind 0x%02x", nm, k)
+		}
 		if _, err := r.u32(); err != nil {
-			return fmt.Errorf("export %q: %w", nm, err)
+			return fmt.Errorf("export %q (%s): index: %w", nm, Kind(k), err)
 		}
 		m.Exports = append(m.Exports, Export{Name: nm, Kind: Kind(k)})
 	}
 	return nil
 }
 
-func appendU32(b []byte, v uint32) []byte { return appendU64(b, uint64(v)) }
-
+// appendU64 appends v as a minimal unsigned LEB128.
 func appendU64(b []byte, v uint64) []byte {
-	for {
-		c := byte(v & 0x7f)
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
 		v >>= 7
-		if v != 0 {
-			b = append(b, c|0x80)
-			continue
-		}
-		return append(b, c)
 	}
+	return append(b, byte(v))
 }

@@ -1,10 +1,16 @@
-// Package wasmbin reads just enough of a WebAssembly binary to vet it before
-// any of it runs: its imports, exports, memories and tables. It can rewrite
-// the table section so that every table has a maximum, because table growth
-// is not bounded by the runtime's memory limit.
+// Package wasmbin is the load-time preflight of an untrusted WebAssembly
+// binary. It vets a core module before wazero sees it: it reports the
+// imports, exports, memories, tables and custom section names, and rewrites
+// the table section so that every table has a maximum, because wazero
+// bounds table.grow only by a table's declared maximum, not by the memory
+// limit.
 //
 // Input is untrusted: every count and length is checked against the bytes
-// actually present, and nothing is allocated in proportion to a claimed size.
+// actually present, nothing is allocated in proportion to a claimed size,
+// and no input makes it panic. That is also checked for every section
+// wazero's decoder reads, because wazero preallocates from claimed sizes
+// (see sections.go). It is not a validator: types, indices and function
+// bodies are left to wazero.
 package wasmbin
 
 import (
@@ -14,18 +20,20 @@ import (
 	"strings"
 )
 
-// Kind is the kind of an import or export.
+// Kind is the kind of an import or export, as encoded in the binary.
 type Kind byte
 
-// Kinds, as encoded in the binary.
+// The import and export kinds.
 const (
 	KindFunc   Kind = 0
 	KindTable  Kind = 1
 	KindMemory Kind = 2
 	KindGlobal Kind = 3
-	KindTag    Kind = 4
+	KindTag    Kind = 4 // exception-handling proposal
 )
 
+// String returns the kind's name in the text format: func, table, memory,
+// global or tag.
 func (k Kind) String() string {
 	switch k {
 	case KindFunc:
@@ -39,7 +47,7 @@ func (k Kind) String() string {
 	case KindTag:
 		return "tag"
 	}
-	return fmt.Sprintf("kind(%d)", byte(k))
+	return fmt.Sprintf("kind(0x%02x)", byte(k))
 }
 
 // Import is one entry of the import section.
@@ -54,11 +62,12 @@ type Export struct {
 	Kind Kind
 }
 
-// Limits are a memory's or table's size bounds.
+// Limits are a memory's (in pages) or a table's (in elements) size bounds.
 type Limits struct {
-	Min, Max uint64
+	Min, Max uint64 // Max is meaningful only if HasMax
 	HasMax   bool
-	Is64     bool
+	Shared   bool // threads proposal; memories only
+	Is64     bool // memory64 / table64: 64-bit index type
 }
 
 // Table is a table defined by the module.
@@ -67,150 +76,243 @@ type Table struct {
 	Limits
 }
 
-// Module is what Inspect found.
+// Module is what Inspect found. The slices are in binary order and nil
+// when empty.
 type Module struct {
-	Imports  []Import
-	Exports  []Export
-	Memories []Limits
-	Tables   []Table
+	Imports        []Import
+	Exports        []Export
+	Memories       []Limits // defined memories, imported ones excluded
+	Tables         []Table  // defined tables, imported ones excluded
+	CustomSections []string // names of the custom sections, in order
 }
 
 // Section ids.
 const (
-	secCustom = 0
-	secImport = 2
-	secTable  = 4
-	secMemory = 5
-	secExport = 7
-	secMax    = 13 // tag section (exception handling)
+	secCustom    = 0
+	secType      = 1
+	secImport    = 2
+	secFunction  = 3
+	secTable     = 4
+	secMemory    = 5
+	secGlobal    = 6
+	secExport    = 7
+	secStart     = 8
+	secElement   = 9
+	secCode      = 10
+	secData      = 11
+	secDataCount = 12
+	secTag       = 13 // exception handling
 )
 
-// Inspect parses a module's imports, exports, memories and tables.
+var sectionNames = [...]string{"custom", "type", "import", "function", "table", "memory", "global",
+	"export", "start", "element", "code", "data", "data count", "tag"}
+
+func sectionName(id byte) string {
+	if int(id) < len(sectionNames) {
+		return sectionNames[id]
+	}
+	return fmt.Sprintf("unknown (id %d)", id)
+}
+
+// sectionRank gives each known non-custom section id its place in the order
+// the spec requires (the tag section sits between memory and global, data
+// count between element and code); 0 means unknown.
+var sectionRank = [...]int{1: 1, 2: 2, 3: 3, 4: 4, 5: 5, 13: 6, 6: 7, 7: 8, 8: 9, 9: 10, 12: 11, 10: 12, 11: 13}
+
+// Inspect parses wasm and reports its imports, exports, memories, tables and
+// custom section names. It fails on a malformed header, unknown, repeated
+// or misordered sections, any section (and the "name" custom section) whose
+// layout is malformed or whose counts and lengths exceed its bytes, function
+// and code (or data count and data) sections that disagree, a function
+// declaring more than 50,000 locals or a module more locals than it has
+// bytes, and features outside mcpwasm's ABI (function references, GC,
+// exnref). So a truncated module is refused unless the cut leaves a
+// complete module of its own.
 func Inspect(wasm []byte) (*Module, error) {
 	m, _, err := parse(wasm)
 	return m, err
 }
 
-// Policy says what Preflight accepts.
+// Policy says what Preflight accepts. Its zero value accepts no imports and
+// no non-empty tables.
 type Policy struct {
-	// AllowedNamespaces are the only import modules allowed.
+	// AllowedNamespaces are the only import module names allowed.
 	AllowedNamespaces []string
-	// MaxTableElements caps every table: tables without a maximum, or with a
-	// larger one, get this maximum. A table whose minimum exceeds it is refused.
+	// MaxTableElements caps every defined table: a table without a maximum,
+	// or with a larger one, is given this maximum. A table whose minimum
+	// exceeds it is refused.
 	MaxTableElements uint32
 }
 
-// Preflight checks wasm against p and returns a copy whose table section
-// gives every table a maximum of at most p.MaxTableElements. Every other
-// byte is copied unchanged.
-func Preflight(wasm []byte, p Policy) ([]byte, *Module, error) {
+// Preflight checks wasm against p: it must parse (see Inspect), import only
+// from p.AllowedNamespaces, import no memory and no table, and define no
+// table whose minimum exceeds p.MaxTableElements. It returns a copy of wasm
+// in which every defined table has a maximum of at most p.MaxTableElements,
+// and the Module of that copy. Only the table section is re-encoded (with
+// minimal LEB128s), and only if some table needed a new maximum; every
+// other byte is copied unchanged. wasm itself is never modified.
+func Preflight(wasm []byte, p Policy) (patched []byte, m *Module, err error) {
 	m, tableSec, err := parse(wasm)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, imp := range m.Imports {
 		if !slices.Contains(p.AllowedNamespaces, imp.Module) {
-			return nil, nil, fmt.Errorf("import %q.%q (%s) is from namespace %q; plugins may import only from %s",
-				imp.Module, imp.Name, imp.Kind, imp.Module, strings.Join(p.AllowedNamespaces, ", "))
+			allowed := "nothing"
+			if len(p.AllowedNamespaces) > 0 {
+				allowed = "only from " + strings.Join(p.AllowedNamespaces, ", ")
+			}
+			return nil, nil, fmt.Errorf("import %q.%q (%s) is from namespace %q; plugins may import %s",
+				imp.Module, imp.Name, imp.Kind, imp.Module, allowed)
 		}
 		switch imp.Kind {
 		case KindMemory:
-			return nil, nil, fmt.Errorf("import %q.%q: plugins must define their own memory, not import one", imp.Module, imp.Name)
+			return nil, nil, fmt.Errorf("import %q.%q (memory): plugins must define their own memory, not import one", imp.Module, imp.Name)
 		case KindTable:
-			return nil, nil, fmt.Errorf("import %q.%q: plugins must define their own tables, not import one", imp.Module, imp.Name)
+			return nil, nil, fmt.Errorf("import %q.%q (table): plugins must define their own tables, not import one", imp.Module, imp.Name)
 		}
 	}
-	if tableSec == nil {
+	limit := uint64(p.MaxTableElements)
+	rewrite := false
+	for i, t := range m.Tables {
+		if t.Min > limit {
+			return nil, nil, fmt.Errorf("table %d starts with %d elements, more than the limit of %d", i, t.Min, limit)
+		}
+		if !t.HasMax || t.Max > limit {
+			m.Tables[i].Max, m.Tables[i].HasMax = limit, true
+			rewrite = true
+		}
+	}
+	if !rewrite {
 		return slices.Clone(wasm), m, nil
 	}
-	cap := uint64(p.MaxTableElements)
-	var body []byte
-	body = appendU32(body, uint32(len(m.Tables)))
-	for i, t := range m.Tables {
-		if t.Min > cap {
-			return nil, nil, fmt.Errorf("table %d starts with %d elements, more than the limit of %d", i, t.Min, cap)
-		}
-		max := t.Max
-		if !t.HasMax || max > cap {
-			max = cap
-		}
-		body = append(body, t.ElemType)
-		if t.Is64 {
-			body = append(body, 0x05)
-			body = appendU64(body, t.Min)
-			body = appendU64(body, max)
-		} else {
-			body = append(body, 0x01)
-			body = appendU32(body, uint32(t.Min))
-			body = appendU32(body, uint32(max))
-		}
-		m.Tables[i].Max, m.Tables[i].HasMax = max, true
-	}
-	out := make([]byte, 0, len(wasm)+16)
-	out = append(out, wasm[:tableSec[0]]...)
+	body := encodeTables(m.Tables)
+	out := make([]byte, 0, len(wasm)+len(body)+16)
+	out = append(out, wasm[:tableSec.start]...)
 	out = append(out, secTable)
-	out = appendU32(out, uint32(len(body)))
+	out = appendU64(out, uint64(len(body)))
 	out = append(out, body...)
-	out = append(out, wasm[tableSec[1]:]...)
+	out = append(out, wasm[tableSec.end:]...)
 	return out, m, nil
 }
 
-// parse walks the sections. tableSec is the [start, end) of the whole table
-// section (id byte included), or nil.
-func parse(wasm []byte) (*Module, []int, error) {
-	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
-		return nil, nil, errors.New("not a WebAssembly module (bad magic number)")
+// encodeTables encodes a table section's contents. Every table gets a
+// maximum; 64-bit tables stay 64-bit.
+func encodeTables(tables []Table) []byte {
+	body := appendU64(nil, uint64(len(tables)))
+	for _, t := range tables {
+		flag := byte(limHasMax)
+		if t.Is64 {
+			flag |= limIs64
+		}
+		body = append(body, t.ElemType, flag)
+		body = appendU64(body, t.Min)
+		body = appendU64(body, t.Max)
 	}
-	if string(wasm[4:8]) != "\x01\x00\x00\x00" {
-		return nil, nil, errors.New("not a core WebAssembly module of version 1 (a component? mcpwasm loads core modules)")
+	return body
+}
+
+// span is the [start, end) of a whole section, id byte included.
+type span struct{ start, end int }
+
+// parse walks the sections. tableSec is the table section's span, or zero.
+func parse(wasm []byte) (*Module, span, error) {
+	if len(wasm) < 4 || string(wasm[:4]) != "\x00asm" {
+		return nil, span{}, errors.New("not a WebAssembly module (bad magic number)")
+	}
+	if len(wasm) < 8 {
+		return nil, span{}, errors.New("not a WebAssembly module (truncated header)")
+	}
+	if v := wasm[4:8]; string(v) != "\x01\x00\x00\x00" {
+		if v[2] != 0 || v[3] != 0 {
+			return nil, span{}, errors.New("a WebAssembly component, not a core module: mcpwasm loads core modules (binary version 1)")
+		}
+		return nil, span{}, fmt.Errorf("unsupported WebAssembly binary version %d (mcpwasm loads version 1)", uint32(v[0])|uint32(v[1])<<8)
 	}
 	m := &Module{}
-	var tableSec []int
+	var tableSec span
+	var counts [len(sectionRank)]int // entries of the function, code and data sections
+	var dataCount uint64
+	hasDataCount := false
+	localsLeft := localsBudget(len(wasm))
 	r := &reader{b: wasm, off: 8}
-	seen := map[byte]bool{}
-	for r.off < len(r.b) {
+	lastRank := 0
+	for r.left() > 0 {
 		start := r.off
-		id, err := r.byte()
-		if err != nil {
-			return nil, nil, err
-		}
+		id, _ := r.byte()
 		size, err := r.u32()
 		if err != nil {
-			return nil, nil, fmt.Errorf("section %d: %w", id, err)
+			return nil, span{}, fmt.Errorf("%s section at offset %d: size: %w", sectionName(id), start, err)
 		}
-		if uint64(size) > uint64(len(r.b)-r.off) {
-			return nil, nil, fmt.Errorf("section %d at offset %d: length %d runs past the end of the file", id, start, size)
+		if uint64(size) > uint64(r.left()) {
+			return nil, span{}, fmt.Errorf("%s section at offset %d: its %d bytes run past the end of the module (%d left)", sectionName(id), start, size, r.left())
 		}
 		body := &reader{b: r.b[:r.off+int(size)], off: r.off}
 		r.off += int(size)
-		if id > secMax {
-			return nil, nil, fmt.Errorf("unknown section id %d at offset %d", id, start)
-		}
 		if id != secCustom {
-			if seen[id] {
-				return nil, nil, fmt.Errorf("section %d appears twice", id)
+			if int(id) >= len(sectionRank) || sectionRank[id] == 0 {
+				return nil, span{}, fmt.Errorf("unknown section id %d at offset %d", id, start)
 			}
-			seen[id] = true
+			if sectionRank[id] <= lastRank {
+				return nil, span{}, fmt.Errorf("%s section at offset %d is out of order or repeated", sectionName(id), start)
+			}
+			lastRank = sectionRank[id]
 		}
+		var n int
 		switch id {
+		case secCustom:
+			var name string
+			if name, err = body.name(); err == nil {
+				m.CustomSections = append(m.CustomSections, name)
+				if name == "name" {
+					if err = parseNameSection(body); err != nil {
+						err = fmt.Errorf("name section: %w", err)
+					}
+				}
+			}
+			body.off = len(body.b) // other custom sections are not ours to check
+		case secType:
+			err = parseTypes(body)
 		case secImport:
 			err = parseImports(body, m)
+		case secFunction:
+			n, err = body.vec("function", func(int) error { return body.skipU32() })
 		case secTable:
-			tableSec = []int{start, r.off}
+			tableSec = span{start, r.off}
 			err = parseTables(body, m)
 		case secMemory:
 			err = parseMemories(body, m)
+		case secTag:
+			err = parseTags(body)
+		case secGlobal:
+			err = parseGlobals(body)
 		case secExport:
 			err = parseExports(body, m)
+		case secStart:
+			err = body.skipU32()
+		case secElement:
+			err = parseElems(body)
+		case secDataCount:
+			dataCount, err = body.uleb(32)
+			hasDataCount = true
+		case secCode:
+			n, err = parseCode(body, &localsLeft)
+		case secData:
+			n, err = parseData(body)
 		}
+		counts[id] = n
 		if err != nil {
-			return nil, nil, err
+			return nil, span{}, fmt.Errorf("%s section at offset %d: %w", sectionName(id), start, err)
 		}
-		if id == secImport || id == secTable || id == secMemory || id == secExport {
-			if body.off != len(body.b) {
-				return nil, nil, fmt.Errorf("section %d: %d unexpected trailing bytes", id, len(body.b)-body.off)
-			}
+		if body.left() != 0 {
+			return nil, span{}, fmt.Errorf("%s section at offset %d: %d unexpected bytes after its contents", sectionName(id), start, body.left())
 		}
+	}
+	if counts[secFunction] != counts[secCode] {
+		return nil, span{}, fmt.Errorf("%d functions declared but %d function bodies present (truncated module?)", counts[secFunction], counts[secCode])
+	}
+	if hasDataCount && dataCount != uint64(counts[secData]) {
+		return nil, span{}, fmt.Errorf("data count section says %d data segments but %d are present (truncated module?)", dataCount, counts[secData])
 	}
 	return m, tableSec, nil
 }

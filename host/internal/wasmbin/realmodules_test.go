@@ -1,0 +1,75 @@
+package wasmbin
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
+)
+
+// declaredLocals sums the locals every function body of wasm declares.
+func declaredLocals(t *testing.T, wasm []byte) uint64 {
+	for _, s := range rawSections(t, wasm) {
+		if s[0] != secCode {
+			continue
+		}
+		r := &reader{b: s, off: 1}
+		if _, err := r.u32(); err != nil {
+			t.Fatal(err)
+		}
+		budget := uint64(1 << 62)
+		if _, err := parseCode(r, &budget); err != nil {
+			t.Fatal(err)
+		}
+		return 1<<62 - budget
+	}
+	return 0
+}
+
+// Real toolchain output (the repository's built-in plugins and built test
+// fixtures: Rust, AssemblyScript, Go) that wazero compiles must pass
+// Inspect and Preflight, and the patched module must compile too.
+func TestRealModules(t *testing.T) {
+	var files []string
+	root := filepath.Join(fixture.Dir(), "..", "..")
+	for _, pattern := range []string{"testdata/wasm/*.wasm", "plugins/*/*.wasm", "plugins/builtin/wasm/*.wasm"} {
+		m, _ := filepath.Glob(filepath.Join(root, pattern))
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Skip("no built plugins or fixtures")
+	}
+	for _, f := range files {
+		wasm, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(f)
+		if ok, _, _, p := wazeroCompiles(wasm); !ok || p != nil {
+			t.Logf("%s: wazero does not compile it; skipped", name)
+			continue
+		}
+		m, err := Inspect(wasm)
+		if err != nil {
+			t.Errorf("%s: wazero compiles it but Inspect says: %v", name, err)
+			continue
+		}
+		out, _, err := Preflight(wasm, policy(100_000))
+		if err != nil {
+			// Negative fixtures (imported_memory.wasm) are refused by policy.
+			if msg := err.Error(); !strings.Contains(msg, "plugins may import") && !strings.Contains(msg, "plugins must define") {
+				t.Errorf("%s: %v", name, err)
+			}
+			t.Logf("%s: refused: %v", name, err)
+			continue
+		}
+		if ok, _, _, p := wazeroCompiles(out); !ok || p != nil {
+			t.Errorf("%s: the patched module does not compile (%v)", name, p)
+		}
+		locals := declaredLocals(t, wasm)
+		t.Logf("%s: %d bytes, %d imports, tables %+v, custom %q, %d locals (%.3f per byte)",
+			name, len(wasm), len(m.Imports), m.Tables, m.CustomSections, locals, float64(locals)/float64(len(wasm)))
+	}
+}
