@@ -3,6 +3,7 @@ package plugin
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -100,7 +101,7 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte) (out []by
 		o.stderr = stderr.String()
 		o.memAtMax = mem.hitLimit()
 		o.ctxErr = ctx.Err()
-		p.logGuestOutput(export, stdout, stderr)
+		p.logGuestOutput(ctx, export, stdout, stderr)
 	}()
 
 	mc := p.moduleConfig(ctx, stdout, stderr)
@@ -157,7 +158,11 @@ func (p *Plugin) moduleConfig(ctx context.Context, stdout, stderr *capWriter) wa
 		WithStderr(stderr)
 }
 
-func (p *Plugin) logGuestOutput(export string, stdout, stderr *capWriter) {
+// logGuestOutput writes what the guest printed to the server log, and sends
+// it to the client as debug-level log messages (one per line, counted
+// against the call's log limit, so a flood is cut off).
+func (p *Plugin) logGuestOutput(ctx context.Context, export string, stdout, stderr *capWriter) {
+	cb := callbacksFrom(ctx)
 	for _, s := range []struct {
 		name string
 		w    *capWriter
@@ -165,8 +170,20 @@ func (p *Plugin) logGuestOutput(export string, stdout, stderr *capWriter) {
 		if len(s.w.buf) == 0 && s.w.dropped == 0 {
 			continue
 		}
+		text := strings.TrimRight(s.w.String(), "\n")
 		p.rt.logger.Debug("guest output", "plugin", p.cfg.Name, "export", export, "stream", s.name,
-			"text", truncate(strings.TrimRight(s.w.String(), "\n"), 4000), "dropped_bytes", s.w.dropped)
+			"text", truncate(text, 4000), "dropped_bytes", s.w.dropped)
+		if cb == nil {
+			continue
+		}
+		sendCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		for _, line := range strings.Split(text, "\n") {
+			payload, _ := json.Marshal(map[string]string{"level": "debug", "logger": p.cfg.Name + "/" + s.name, "data": truncate(line, 2000)})
+			if cb.Log(sendCtx, payload) != nil {
+				break
+			}
+		}
+		cancel()
 	}
 }
 

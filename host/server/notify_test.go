@@ -224,3 +224,53 @@ func TestListChangedRefresh(t *testing.T) {
 		t.Fatalf("after refresh: %v %v", lt, err)
 	}
 }
+
+// TestNoProgressAfterCancel: progress a guest reports after its call was
+// cancelled never reaches the client.
+func TestNoProgressAfterCancel(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "progress_late"})
+	rec := &recorder{}
+	cs := connectVersion(t, srv, rec.options(), "2025-11-25")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	params := &mcp.CallToolParams{Name: "progress_late", Arguments: map[string]any{}}
+	params.SetProgressToken("late")
+	if _, err := cs.CallTool(ctx, params); err == nil {
+		t.Fatal("the cancelled call returned a result")
+	}
+	dctx, dcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer dcancel()
+	srv.Drain(dctx)
+	cs.Ping(context.Background(), nil) // flush anything the server sent
+	rec.mu.Lock()
+	n := len(rec.progress)
+	rec.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d progress notifications reached the client after cancellation", n)
+	}
+	// Without the cancel, the same call does report it (so the check above
+	// can fail).
+	if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
+		t.Fatalf("uncancelled call: %v %v", err, res)
+	}
+	rec.settle(t, func() bool { return len(rec.progress) == 1 })
+}
+
+// TestGuestOutputAsLogs: what a guest prints reaches the client as debug
+// log messages, bounded, and never the transport itself.
+func TestGuestOutputAsLogs(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "stdout_flood"})
+	rec := &recorder{}
+	cs := connectVersion(t, srv, rec.options(), "2025-11-25")
+	cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"})
+	if res := call(t, cs, "stdout_flood", map[string]any{}); res.IsError {
+		t.Fatal(text(res))
+	}
+	rec.settle(t, func() bool { return len(rec.logs) >= 1 })
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	l := rec.logs[0]
+	if l.Logger != "stdout_flood/stdout" || l.Level != "debug" || len(l.Data.(string)) > 2100 {
+		t.Fatalf("log = %s %s (%d bytes)", l.Logger, l.Level, len(l.Data.(string)))
+	}
+}

@@ -1,0 +1,20 @@
+;; progress_late: sleeps 300 ms, then reports progress and answers "late".
+;; A client that cancels during the sleep must never see that progress.
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll_oneoff (param i32 i32 i32 i32) (result i32)))
+  (import "extism:host/user" "notify_progress" (func $notify_progress (param i64)))
+;; ---
+  (data (i32.const 0) "{\"tools\":[{\"name\":\"progress_late\",\"description\":\"Test fixture: progress after a sleep.\",\"inputSchema\":{\"type\":\"object\"}}]}\00")
+  (data (i32.const 1024) "{\"content\":[{\"type\":\"text\",\"text\":\"late\"}]}\00")
+  (data (i32.const 2048) "{\"progress\":1,\"total\":1,\"message\":\"too late\"}\00")
+  (export "list_tools" (func $list))
+  (func $call (result i32)
+    (i64.store (i32.const 4096) (i64.const 1))
+    (i32.store8 (i32.const 4104) (i32.const 0))
+    (i32.store (i32.const 4112) (i32.const 1))
+    (i64.store (i32.const 4120) (i64.const 300000000))
+    (i64.store (i32.const 4128) (i64.const 0))
+    (i32.store16 (i32.const 4136) (i32.const 0))
+    (drop (call $poll_oneoff (i32.const 4096) (i32.const 4160) (i32.const 1) (i32.const 4224)))
+    (call $notify_progress (call $kstr (i32.const 2048)))
+    (call $ok))
+  (export "call_tool" (func $call))
