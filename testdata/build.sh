@@ -41,3 +41,4 @@ done
 # Go fixture: the conformance plugin, a module of its own (standard Go, wasip1).
 "$here/conformance/build.sh" || { echo "testdata/build.sh: conformance fixture failed" >&2; exit 1; }
 "$here/fsprobe/build.sh" || { echo "testdata/build.sh: fsprobe fixture failed" >&2; exit 1; }
+"$here/pdk-as/build.sh" || { echo "testdata/build.sh: pdk-as fixture failed" >&2; exit 1; }

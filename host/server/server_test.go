@@ -187,6 +187,16 @@ func TestLegacyPlugin(t *testing.T) {
 	}
 }
 
+// TestPlainPDKPlugin: a servlet built with the plain Extism AssemblyScript
+// PDK, in the legacy describe/call convention, loads and works unchanged.
+func TestPlainPDKPlugin(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "pdk_as"})
+	cs := connect(t, srv, nil)
+	if res := call(t, cs, "shout", map[string]any{"text": "quiet please"}); res.IsError || text(res) != "QUIET PLEASE" {
+		t.Fatalf("shout: %s (isError %v)", text(res), res.IsError)
+	}
+}
+
 func TestUnknownToolIsProtocolError(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "echo"})
 	cs := connect(t, srv, nil)
