@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
 # Builds every test fixture from source into testdata/wasm/. Idempotent;
-# silent on success. Needs wat2wasm (wabt) and Debian's rustc 1.63 with the
-# wasm32-wasi std (scripts/install-toolchains.sh installs both).
+# silent on success. Needs wat2wasm (wabt), Debian's rustc 1.63 and cargo with
+# the wasm32-wasi std, Go, and node/npm (scripts/install-toolchains.sh installs
+# them all).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$here/wasm
 mkdir -p "$out"
-command -v wat2wasm >/dev/null || { echo "testdata/build.sh: wat2wasm not found (apt-get install wabt, or scripts/install-toolchains.sh)" >&2; exit 1; }
+# need TOOL HINT: stop, naming the missing tool, before building anything.
+need() { command -v "$1" >/dev/null 2>&1 || { echo "testdata/build.sh: $1 not found ($2, or scripts/install-toolchains.sh)" >&2; exit 1; }; }
+need wat2wasm "apt-get install wabt"
+need /usr/bin/rustc "apt-get install rustc libstd-rust-dev-wasm32"
+need /usr/bin/cargo "apt-get install cargo"
+[ -d "$(/usr/bin/rustc --print sysroot)/lib/rustlib/wasm32-wasi" ] ||
+	{ echo "testdata/build.sh: the wasm32-wasi Rust std is not installed for /usr/bin/rustc (apt-get install libstd-rust-dev-wasm32)" >&2; exit 1; }
+need go "Go 1.26 or later"
+need node "apt-get install nodejs"
+need npm "apt-get install npm"
 
 # WAT fixtures: each file is either a whole module, or extra imports and a
 # body separated by ";; ---", assembled around the shared prelude.
