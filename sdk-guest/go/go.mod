@@ -1,0 +1,3 @@
+module github.com/mcpwasm/mcpwasm/sdk-guest/go
+
+go 1.24
