@@ -11,7 +11,7 @@
 # proves it is exactly what these sources build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-BUILTIN=(units mdtools)   # plugins/<name>/<name>.wasm, in more than one guest language
+BUILTIN=(units mdtools textkit)   # plugins/<name>/<name>.wasm, in more than one guest language
 mode=${1:-}
 
 for b in plugins/*/build.sh; do

@@ -213,7 +213,7 @@ func TestBuiltinServe(t *testing.T) {
 	for _, tool := range lt.Tools {
 		have[tool.Name] = true
 	}
-	for _, want := range []string{"units_convert", "mdtools_to_text"} {
+	for _, want := range []string{"units_convert", "mdtools_to_text", "textkit_count"} {
 		if !have[want] {
 			t.Fatalf("built-in tool %s missing; have %v\n%s", want, have, stderr)
 		}
