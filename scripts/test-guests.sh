@@ -14,7 +14,8 @@ for dir in sdk-guest/assemblyscript plugins/mdtools; do
 	(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null && npm test --silent 2>&1 | tail -3)
 done
 
-if [ -f sdk-guest/go/go.mod ]; then
-	say "sdk-guest/go"
-	(cd sdk-guest/go && go test ./... 2>&1 | tail -3)
-fi
+for dir in sdk-guest/go plugins/*/; do
+	[ -f "$dir/go.mod" ] || continue
+	say "$dir"
+	(cd "$dir" && GOWORK=off go test ./... 2>&1 | tail -3)
+done
