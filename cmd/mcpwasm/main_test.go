@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -224,5 +225,38 @@ func TestBuiltinServe(t *testing.T) {
 	}
 	if b, _ := json.Marshal(res.Content); !strings.Contains(string(b), "1000") {
 		t.Fatalf("1 km is not 1000 m: %s", b)
+	}
+}
+
+// TestSIGTERMDrains: a SIGTERM during a call lets the call finish and be
+// answered, then the server exits cleanly.
+func TestSIGTERMDrains(t *testing.T) {
+	cmd := exec.Command(binary, "serve", "--cache-dir", t.TempDir(), fixture.Path(t, "nap"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.ListTools(ctx, nil); err != nil { // plugins loaded
+		t.Fatal(err)
+	}
+	go func() { time.Sleep(50 * time.Millisecond); cmd.Process.Signal(syscall.SIGTERM) }()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nap_nap", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("the in-flight call was not answered: %v %+v\n%s", err, res, stderr.String())
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("server did not exit after SIGTERM\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "shutting down") {
+		t.Fatalf("no shutdown log:\n%s", stderr.String())
 	}
 }

@@ -123,6 +123,9 @@ func cmdServe(args []string, stderr io.Writer) int {
 		drainCtx, cancel := context.WithTimeout(context.Background(), drainFor+time.Second)
 		srv.Drain(drainCtx)
 		cancel()
+		// A handler returns before go-sdk writes its response; give the
+		// last responses a moment to reach the transport.
+		time.Sleep(200 * time.Millisecond)
 		cancelRun()
 	}()
 	if *httpAddr != "" {
