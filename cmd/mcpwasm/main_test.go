@@ -260,3 +260,23 @@ func TestSIGTERMDrains(t *testing.T) {
 		t.Fatalf("no shutdown log:\n%s", stderr.String())
 	}
 }
+
+// TestCallExamplePlugins: `mcpwasm call` works on every example plugin
+// (built from source by scripts/build-plugins.sh, which make test runs).
+func TestCallExamplePlugins(t *testing.T) {
+	for _, c := range []struct{ plugin, tool, args, want string }{
+		{"units", "convert", `{"value":1,"from":"mi","to":"km"}`, "1.609"},
+		{"mdtools", "to_text", `{"markdown":"# Title\n\nSome *bold* text"}`, "Some bold text"},
+		{"textkit", "count", `{"text":"two words"}`, `"words": 2`},
+		{"hashkit", "hash", `{"text":"abc","algorithm":"sha256"}`, "ba7816bf"},
+	} {
+		path := filepath.Join("..", "..", "plugins", c.plugin, c.plugin+".wasm")
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("%s is not built (%v): run scripts/build-plugins.sh, or make test", path, err)
+		}
+		out, errs, code := runCLI(t, "call", "--cache-dir", os.TempDir()+"/mcpwasm-test-cache", path, c.tool, c.args)
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("%s %s: code %d, want %q in\n%s%s", c.plugin, c.tool, code, c.want, out, errs)
+		}
+	}
+}
