@@ -1,11 +1,16 @@
 # mcpwasm build and test entry points. `make test` is what CI runs.
 GO ?= go
 
-.PHONY: test toolchains wasm fixtures plugins check-builtin vet guests run bench
+.PHONY: test toolchains wasm fixtures plugins check-builtin vet guests conformance run bench
 
 ## test: install missing toolchains, build every plugin and fixture from source, vet, test
 test: toolchains wasm vet guests
 	$(GO) test -count=1 ./...
+	./scripts/conformance.sh
+
+## conformance: the official MCP conformance suite and SDK clients against the real binary
+conformance:
+	./scripts/conformance.sh
 
 ## guests: the guest SDKs' and plugins' own tests
 guests:
