@@ -13,6 +13,23 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 )
 
+// loadIn loads a fixture into an existing runtime, failing the test on error.
+func loadIn(t testing.TB, rt *plugin.Runtime, name string, cfg plugin.Config) *plugin.Plugin {
+	t.Helper()
+	path := fixture.Path(t, name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Name, cfg.Source, cfg.Wasm = name, path, data
+	p, err := rt.Load(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	return p
+}
+
 func load(t *testing.T, name string, cfg plugin.Config) (*plugin.Plugin, error) {
 	t.Helper()
 	path := fixture.Path(t, name)
