@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -98,5 +99,42 @@ func TestSubscribe(t *testing.T) {
 	}
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://nope"}); err == nil {
 		t.Fatal("subscribing to an unknown resource must fail")
+	}
+}
+
+// TestListRootsAndResourceUpdated: list_roots returns the client's roots,
+// and notify_resource_updated reaches a client subscribed to the URI.
+func TestListRootsAndResourceUpdated(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "conformance"}, loadSpec{name: "roots_update"})
+	updated := make(chan string, 1)
+	c := mcp.NewClient(&mcp.Implementation{Name: "c"}, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			updated <- req.Params.URI
+		},
+	})
+	c.AddRoots(&mcp.Root{URI: "file:///home/ada/project", Name: "project"})
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := c.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "test://static-text"}); err != nil {
+		t.Fatal(err)
+	}
+	res := call(t, cs, "roots_update", map[string]any{})
+	if res.IsError || !strings.Contains(mustJSON(res.StructuredContent), "file:///home/ada/project") {
+		t.Fatalf("list_roots gave the guest %s", mustJSON(res.StructuredContent))
+	}
+	select {
+	case uri := <-updated:
+		if uri != "test://static-text" {
+			t.Fatalf("updated %q", uri)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/resources/updated")
 	}
 }
