@@ -117,4 +117,34 @@ impl Call {
     pub fn opt_boolean(&self, key: &str) -> Result<Option<bool>, String> {
         self.optional(key, "a boolean", Value::as_bool)
     }
+    // `#[inline]` here and on `mounts_of`: see the top of resource.rs.
+    /// The folders this call may use, from `context.mounts` (ABI.md §2).
+    /// Empty when the operator granted none, or the client's roots exclude them.
+    #[inline]
+    pub fn mounts(&self) -> Vec<Mount> {
+        mounts_of(&self.context)
+    }
+}
+
+/// A folder the host mounted for this call, at the same absolute path as on
+/// the host (`context.mounts`, ABI.md §2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mount {
+    pub path: String,
+    pub read_only: bool,
+}
+
+/// The mounts listed in a context object; entries without a path are skipped.
+#[inline]
+pub(crate) fn mounts_of(context: &Value) -> Vec<Mount> {
+    let list = match context["mounts"].as_array() {
+        Some(l) => l,
+        None => return Vec::new(),
+    };
+    list.iter()
+        .filter_map(|m| {
+            let path = m["path"].as_str()?.to_string();
+            Some(Mount { path, read_only: m["read_only"].as_bool().unwrap_or(true) })
+        })
+        .collect()
 }

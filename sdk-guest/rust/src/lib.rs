@@ -38,7 +38,7 @@ mod result;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod testing;
 
-pub use call::Call;
+pub use call::{Call, Mount};
 pub use host::{config, debug, log, log_as, progress, Level};
 pub use json::Value;
 pub use result::{base64, ToolResult};
@@ -219,3 +219,59 @@ pub mod exports {
         }
     }
 }
+
+// Resources (ABI.md §5). They come last in this file, so that no line above
+// moved (panic locations are part of a module's bytes); see resource.rs.
+mod resource;
+pub use resource::{percent_decode, ReadRequest, ReadResult, Resource, ResourceHandler, ResourceTemplate};
+
+/// Defines the resource exports from a plugin's resources and resource
+/// templates; use it next to [`plugin!`]:
+///
+/// ```ignore
+/// mcpwasm::resources! {
+///     resources: [ Resource::new("notes://index", "Index", read_index), ... ],
+///     templates: [ ResourceTemplate::new("notes://{id}", "Note", read_note), ... ],
+/// }
+/// ```
+///
+/// Either list may be empty. It defines the `list_resources`,
+/// `list_resource_templates` and `read_resource` exports, and
+/// `pub fn mcpwasm_resources()` and `pub fn mcpwasm_resource_templates()` for
+/// tests (see [`testing::read_resource`]). A read goes to the resource with
+/// exactly that URI, else to the first template that matches it.
+#[macro_export]
+macro_rules! resources {
+    (resources: [ $($res:expr),* $(,)? ], templates: [ $($tpl:expr),* $(,)? ] $(,)?) => {
+        /// The concrete resources this plugin declares.
+        pub fn mcpwasm_resources() -> ::std::vec::Vec<$crate::Resource> {
+            ::std::vec![$($res),*]
+        }
+
+        /// The resource templates this plugin declares.
+        pub fn mcpwasm_resource_templates() -> ::std::vec::Vec<$crate::ResourceTemplate> {
+            ::std::vec![$($tpl),*]
+        }
+
+        /// mcpwasm ABI: `ListResourcesResult`.
+        #[no_mangle]
+        pub extern "C" fn list_resources() -> i32 {
+            $crate::resource_exports::list_resources(&mcpwasm_resources())
+        }
+
+        /// mcpwasm ABI: `ListResourceTemplatesResult`.
+        #[no_mangle]
+        pub extern "C" fn list_resource_templates() -> i32 {
+            $crate::resource_exports::list_resource_templates(&mcpwasm_resource_templates())
+        }
+
+        /// mcpwasm ABI: `{"request": {"uri"}, "context"}` -> `ReadResourceResult`.
+        #[no_mangle]
+        pub extern "C" fn read_resource() -> i32 {
+            $crate::resource_exports::read_resource(&mcpwasm_resources(), &mcpwasm_resource_templates())
+        }
+    };
+}
+
+#[doc(hidden)]
+pub mod resource_exports;

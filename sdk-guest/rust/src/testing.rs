@@ -13,7 +13,7 @@
 
 use crate::json::{self, Value};
 use crate::kernel::imp::{Mock, MOCK};
-use crate::{exports, Tool};
+use crate::{exports, Resource, ResourceTemplate, Tool};
 
 /// One host-function call the guest made: its name and JSON payload.
 #[derive(Clone, Debug, PartialEq)]
@@ -61,11 +61,7 @@ pub fn run(export: impl FnOnce() -> i32, input: &str) -> Outcome {
 
 /// Runs `list_tools` and returns the `ListToolsResult`, or the error it set.
 pub fn list_tools(tools: &[Tool]) -> Result<Value, String> {
-    let o = run(|| exports::list_tools(tools), "{}");
-    match o.rc {
-        0 => Ok(o.output),
-        _ => Err(o.error.unwrap_or_default()),
-    }
+    listed(run(|| exports::list_tools(tools), "{}"))
 }
 
 /// Runs `call_tool` for `name` with `arguments` (JSON text) as the host
@@ -76,11 +72,62 @@ pub fn call_tool(tools: &[Tool], name: &str, arguments: &str) -> Value {
 
 /// Like [`call_tool`] but returns the whole [`Outcome`], notifications included.
 pub fn call_tool_full(tools: &[Tool], name: &str, arguments: &str) -> Outcome {
+    call_tool_with(tools, name, arguments, Value::object())
+}
+
+/// Like [`call_tool_full`], with extra `context` members (such as `mounts`:
+/// `[{"path": "/data", "read_only": true}]`) merged into the host's context.
+pub fn call_tool_with(tools: &[Tool], name: &str, arguments: &str, context: Value) -> Outcome {
     let args = json::parse(arguments).unwrap_or_else(|e| panic!("arguments are not JSON: {}", e));
     let input = Value::object()
         .with("request", Value::object().with("name", name).with("arguments", args))
-        .with("context", Value::object().with("plugin", "test").with("tool", name));
+        .with("context", merge(Value::object().with("plugin", "test").with("tool", name), context));
     let o = run(|| exports::call_tool(tools), &input.to_json());
     assert_eq!(o.rc, 0, "call_tool failed: {:?}", o.error);
     o
+}
+
+fn merge(mut base: Value, extra: Value) -> Value {
+    if let Value::Object(pairs) = extra {
+        for (k, v) in pairs {
+            base.insert(&k, v);
+        }
+    }
+    base
+}
+
+fn listed(o: Outcome) -> Result<Value, String> {
+    match o.rc {
+        0 => Ok(o.output),
+        _ => Err(o.error.unwrap_or_default()),
+    }
+}
+
+/// Runs `list_resources` and returns the `ListResourcesResult`, or the error it set.
+pub fn list_resources(resources: &[Resource]) -> Result<Value, String> {
+    listed(run(|| crate::resource_exports::list_resources(resources), r#"{"request":{},"context":{}}"#))
+}
+
+/// Runs `list_resource_templates` and returns the `ListResourceTemplatesResult`, or the error it set.
+pub fn list_resource_templates(templates: &[ResourceTemplate]) -> Result<Value, String> {
+    listed(run(|| crate::resource_exports::list_resource_templates(templates), r#"{"request":{},"context":{}}"#))
+}
+
+/// Runs `read_resource` for `uri` and returns the `ReadResourceResult`, or
+/// the message the read failed with.
+pub fn read_resource(resources: &[Resource], templates: &[ResourceTemplate], uri: &str) -> Result<Value, String> {
+    read_resource_with(resources, templates, uri, Value::object())
+}
+
+/// Like [`read_resource`], with extra `context` members such as `mounts`.
+pub fn read_resource_with(
+    resources: &[Resource],
+    templates: &[ResourceTemplate],
+    uri: &str,
+    context: Value,
+) -> Result<Value, String> {
+    let input = Value::object()
+        .with("request", Value::object().with("uri", uri))
+        .with("context", merge(Value::object().with("plugin", "test"), context));
+    listed(run(|| crate::resource_exports::read_resource(resources, templates), &input.to_json()))
 }
