@@ -165,12 +165,15 @@ var ErrNotFound = errors.New("not found")
 
 // ReadResource reads uri from the plugin that owns it. A guest failure is a
 // Go error: resources answer failures with JSON-RPC errors, not results.
-func (r *Registry) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+func (r *Registry) ReadResource(ctx context.Context, uri string, mounts []abi.Mount) (*mcp.ReadResourceResult, error) {
 	p, ok := r.ResourceOwner(uri)
 	if !ok {
 		return nil, fmt.Errorf("resource %q: %w", uri, ErrNotFound)
 	}
-	in, err := envelope(p, map[string]string{"uri": uri}, abi.Context{})
+	if len(mounts) > 0 {
+		ctx = plugin.WithMounts(ctx, mounts)
+	}
+	in, err := envelope(p, map[string]string{"uri": uri}, abi.Context{Mounts: mounts})
 	if err != nil {
 		return nil, err
 	}

@@ -56,15 +56,23 @@ func (s *Server) clientRoots(ctx context.Context, req *mcp.CallToolRequest, rt *
 	if req.Session == nil {
 		return nil, true, nil
 	}
+	roots, err = s.sessionRootsFor(ctx, req.Session)
+	return roots, err == nil, err
+}
+
+// sessionRootsFor returns a legacy session's roots, from the cache or by
+// asking the client.
+func (s *Server) sessionRootsFor(ctx context.Context, ss *mcp.ServerSession) (roots []string, err error) {
+	req := struct{ Session *mcp.ServerSession }{ss}
 	s.roots.mu.Lock()
 	cached, hit := s.roots.roots[req.Session]
 	s.roots.mu.Unlock()
 	if hit {
-		return cached, true, nil
+		return cached, nil
 	}
 	lr, err := req.Session.ListRoots(ctx, nil)
 	if err != nil {
-		return nil, false, fmt.Errorf("listing the client's roots: %w", err)
+		return nil, fmt.Errorf("listing the client's roots: %w", err)
 	}
 	roots = s.canonicalRoots(lr)
 	s.roots.mu.Lock()
@@ -82,7 +90,7 @@ func (s *Server) clientRoots(ctx context.Context, req *mcp.CallToolRequest, rt *
 	}
 	s.roots.roots[req.Session] = roots
 	s.roots.mu.Unlock()
-	return roots, true, nil
+	return roots, nil
 }
 
 // rootsInputID keys the roots request in a 2026-07-28 round trip.
