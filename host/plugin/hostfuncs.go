@@ -43,17 +43,13 @@ const maxHostPayload = 1 << 20
 
 // HostFunctions lists the extism:host/user functions this host provides, by
 // name. A plugin importing any other user function is refused at load.
-var HostFunctions = map[string]bool{
-	"notify_progress":              true,
-	"notify_logging_message":       true,
-	"create_message":               true,
-	"create_elicitation":           true,
-	"list_roots":                   true,
-	"notify_resource_updated":      true,
-	"notify_tool_list_changed":     true,
-	"notify_resource_list_changed": true,
-	"notify_prompt_list_changed":   true,
-}
+var HostFunctions = func() map[string]bool {
+	m := map[string]bool{}
+	for _, f := range hostFunctions() {
+		m[f.Name] = true
+	}
+	return m
+}()
 
 // readPayload takes ownership of the kernel block at handle and returns its
 // bytes, or nil if it is absent or too large.

@@ -189,8 +189,7 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 		slots: make(chan struct{}, cfg.Concurrency), Module: mod, ABIVersion: abi.Version,
 	}
 	if exports[abi.ExportABIVersion] {
-		out, rc, cerr := p.invokeRC(ctx, abi.ExportABIVersion, nil)
-		_ = out
+		_, rc, cerr := p.invokeRC(ctx, abi.ExportABIVersion, nil)
 		if cerr != nil {
 			p.Close(ctx)
 			return nil, fmt.Errorf("%s failed: %v", abi.ExportABIVersion, cerr)

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -64,21 +63,10 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
 	ctx = plugin.WithCallbacks(ctx, s.callbacksFor(req.Session, req.Params.GetProgressToken(), p, req.Params.URI))
-	var mounts []abi.Mount
-	if grants := p.Config().Grants; len(grants) > 0 {
-		// Legacy sessions narrow by their roots; a 2026-07-28 read gets the
-		// grants (resource reads do not make round trips for roots).
-		var roots []string
-		if req.Session != nil && req.ProtocolVersion() < modernProtocol {
-			if caps := req.ClientCapabilities(); caps != nil && caps.RootsV2 != nil {
-				r, err := s.sessionRootsFor(ctx, req.Session)
-				if err != nil {
-					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "could not learn the client's roots: " + err.Error()}
-				}
-				roots = r
-			}
-		}
-		mounts = s.mounts(grants, roots)
+	mounts, _, err := s.callMounts(ctx, p.Config().Grants, req.Session, req.ClientCapabilities(),
+		req.ProtocolVersion() >= modernProtocol, nil)
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "could not learn the client's roots: " + err.Error()}
 	}
 	res, err := s.reg.ReadResource(ctx, req.Params.URI, mounts)
 	if errors.Is(err, registry.ErrNotFound) {

@@ -33,16 +33,35 @@ func (s *Server) rootsChanged(_ context.Context, req *mcp.RootsListChangedReques
 	s.roots.mu.Unlock()
 }
 
+// callMounts returns the folders a call may use: the plugin's grants
+// narrowed by the client's roots. ok is false when a 2026-07-28 call must
+// first ask the client for its roots (rt then holds what to ask). A request
+// that cannot make round trips (rt nil) in 2026-07-28 gets the grants.
+func (s *Server) callMounts(ctx context.Context, grants []plugin.Grant, session *mcp.ServerSession,
+	caps *mcp.ClientCapabilities, modern bool, rt *roundTrip) (mounts []abi.Mount, ok bool, err error) {
+	if len(grants) == 0 {
+		return nil, true, nil
+	}
+	roots, ok, err := s.clientRoots(ctx, session, caps, modern, rt)
+	if !ok || err != nil {
+		return nil, ok, err
+	}
+	return s.mounts(grants, roots), true, nil
+}
+
 // clientRoots returns the client's roots as canonical paths, or nil when the
 // client has no roots capability (meaning: no narrowing). For 2026-07-28
-// requests, roots come from the request's input responses; ok is false when
-// they must first be requested (the caller returns an input-required result).
-func (s *Server) clientRoots(ctx context.Context, req *mcp.CallToolRequest, rt *roundTrip) (roots []string, ok bool, err error) {
-	caps := req.ClientCapabilities()
+// requests, roots come from the round trip's answers; ok is false when they
+// must first be requested.
+func (s *Server) clientRoots(ctx context.Context, session *mcp.ServerSession, caps *mcp.ClientCapabilities,
+	modern bool, rt *roundTrip) (roots []string, ok bool, err error) {
 	if caps == nil || caps.RootsV2 == nil {
 		return nil, true, nil
 	}
-	if rt != nil {
+	if modern {
+		if rt == nil {
+			return nil, true, nil
+		}
 		raw, found := rt.known(rootsInputID)
 		if !found {
 			return nil, false, nil
@@ -53,24 +72,23 @@ func (s *Server) clientRoots(ctx context.Context, req *mcp.CallToolRequest, rt *
 		}
 		return s.canonicalRoots(&lr), true, nil
 	}
-	if req.Session == nil {
+	if session == nil {
 		return nil, true, nil
 	}
-	roots, err = s.sessionRootsFor(ctx, req.Session)
+	roots, err = s.sessionRootsFor(ctx, session)
 	return roots, err == nil, err
 }
 
 // sessionRootsFor returns a legacy session's roots, from the cache or by
 // asking the client.
 func (s *Server) sessionRootsFor(ctx context.Context, ss *mcp.ServerSession) (roots []string, err error) {
-	req := struct{ Session *mcp.ServerSession }{ss}
 	s.roots.mu.Lock()
-	cached, hit := s.roots.roots[req.Session]
+	cached, hit := s.roots.roots[ss]
 	s.roots.mu.Unlock()
 	if hit {
 		return cached, nil
 	}
-	lr, err := req.Session.ListRoots(ctx, nil)
+	lr, err := ss.ListRoots(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("listing the client's roots: %w", err)
 	}
@@ -79,16 +97,16 @@ func (s *Server) sessionRootsFor(ctx context.Context, ss *mcp.ServerSession) (ro
 	if s.roots.roots == nil {
 		s.roots.roots = map[*mcp.ServerSession][]string{}
 	}
-	if _, had := s.roots.roots[req.Session]; !had {
+	if _, had := s.roots.roots[ss]; !had {
 		// Forget the session's roots when it ends.
 		go func(ss *mcp.ServerSession) {
 			ss.Wait()
 			s.roots.mu.Lock()
 			delete(s.roots.roots, ss)
 			s.roots.mu.Unlock()
-		}(req.Session)
+		}(ss)
 	}
-	s.roots.roots[req.Session] = roots
+	s.roots.roots[ss] = roots
 	s.roots.mu.Unlock()
 	return roots, nil
 }

@@ -144,21 +144,20 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 			cb.roundTrip = rt
 		}
 		call := registry.CallRequest{Arguments: req.Params.Arguments, Meta: req.Params.Meta, ID: requestID(req.Extra)}
-		if grants := t.Plugin.Config().Grants; len(grants) > 0 {
-			roots, ok, err := s.clientRoots(ctx, req, cb.roundTrip)
-			if err != nil {
-				return t.HostError(fmt.Sprintf("could not learn the client's roots: %v", err)), nil
-			}
-			if !ok {
-				return cb.roundTrip.ask(rootsInputID, &mcp.ListRootsParams{})
-			}
-			call.Mounts = s.mounts(grants, roots)
+		mounts, ok, err := s.callMounts(ctx, t.Plugin.Config().Grants, req.Session, cb.caps,
+			req.ProtocolVersion() >= modernProtocol, cb.roundTrip)
+		if err != nil {
+			return t.HostError(fmt.Sprintf("could not learn the client's roots: %v", err)), nil
 		}
+		if !ok {
+			return cb.roundTrip.ask(rootsInputID, &mcp.ListRootsParams{})
+		}
+		call.Mounts = mounts
 		ctx = plugin.WithCallbacks(ctx, cb)
 		res := t.Call(ctx, call)
 		if cb.roundTrip != nil {
 			if ir, err := cb.roundTrip.result(); err != nil {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
+				return t.HostError(err.Error()), nil // the guest's requests outgrew the round-trip state
 			} else if ir != nil {
 				return ir, nil
 			}
