@@ -48,7 +48,9 @@ for dir in "$here"/rust/*/; do
 	cp "$tmp/target-$name/wasm32-wasi/release/$name.wasm" "$out/$name.wasm"
 done
 
-# Go fixture: the conformance plugin, a module of its own (standard Go, wasip1).
-"$here/conformance/build.sh" || { echo "testdata/build.sh: conformance fixture failed" >&2; exit 1; }
-"$here/fsprobe/build.sh" || { echo "testdata/build.sh: fsprobe fixture failed" >&2; exit 1; }
-"$here/pdk-as/build.sh" || { echo "testdata/build.sh: pdk-as fixture failed" >&2; exit 1; }
+# Every other fixture folder builds itself: testdata/NAME/build.sh writes
+# testdata/wasm/*.wasm (the conformance plugin, fsprobe, the plain as-pdk
+# servlet, the SDK feature plugins, ...).
+for b in "$here"/*/build.sh; do
+	"$b" || { echo "testdata/build.sh: fixture $(basename "$(dirname "$b")") failed ($b)" >&2; exit 1; }
+done
