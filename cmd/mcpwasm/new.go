@@ -1,0 +1,45 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/mcpwasm/mcpwasm/internal/scaffold"
+)
+
+// cmdNew writes a plugin folder: mcpwasm new LANG DIR.
+func cmdNew(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("new", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: mcpwasm new %s DIR\n\n"+
+			"Writes DIR/, a plugin named after DIR's last element: one hello tool, a build.sh\n"+
+			"that produces NAME.wasm, a README, and the guest SDK in mcpwasm-sdk/.\n", scaffold.LangNames())
+	}
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(pos) != 2 {
+		fs.Usage()
+		return 2
+	}
+	lang, ok := scaffold.FindLang(pos[0])
+	if !ok {
+		fmt.Fprintf(stderr, "mcpwasm new: unknown language %q; choose one of %s\n", pos[0], scaffold.LangNames())
+		return 2
+	}
+	dir := pos[1]
+	files, err := scaffold.Write(lang, dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpwasm new: %v\n", err)
+		return 1
+	}
+	name := filepath.Base(filepath.Clean(dir))
+	fmt.Fprintf(stdout, "Wrote %s/: a %s plugin, %d files (the SDK is in mcpwasm-sdk/).\n\nNext:\n"+
+		"  cd %s\n  ./build.sh\n  mcpwasm call %s.wasm hello '{\"name\":\"Ada\"}'\n",
+		dir, lang.Title, len(files), dir, name)
+	return 0
+}

@@ -1,0 +1,153 @@
+package mcpwasm
+
+import (
+	"encoding/json"
+	"errors"
+	"sort"
+	"strings"
+)
+
+// Handler runs one tool call. Returning an error makes the call's result an
+// isError CallToolResult whose text is the error's message; the model sees it
+// and can act on it, so write it for the model ("no match for pattern ...").
+// Returning (nil, nil) answers an empty, successful result.
+type Handler func(c *Call) (*Result, error)
+
+// ToolDef is a registered tool. Its methods add optional parts of the MCP
+// Tool declaration and return the same ToolDef, for chaining.
+type ToolDef struct {
+	name         string
+	title        string
+	description  string
+	inputSchema  string
+	outputSchema string
+	annotations  string
+	handler      Handler
+}
+
+var tools []*ToolDef
+
+// Tool registers a tool. Call it from an init function (or main's package
+// variables): the host asks for the list once, when it loads the plugin.
+//
+// name must match [A-Za-z0-9_.-]{1,64}; inputSchema is a JSON Schema object
+// with "type": "object". The host validates each call's arguments against it
+// before the plugin runs, so a handler sees only arguments that fit. Mistakes
+// here (a bad name, a duplicate, an invalid schema) make list_tools fail, and
+// the host refuses to load the plugin with a message naming the tool.
+func Tool(name, description, inputSchema string, h Handler) *ToolDef {
+	t := &ToolDef{name: name, description: description, inputSchema: inputSchema, handler: h}
+	tools = append(tools, t)
+	return t
+}
+
+// Title sets the tool's human-readable title.
+func (t *ToolDef) Title(title string) *ToolDef { t.title = title; return t }
+
+// OutputSchema declares the JSON Schema (an object schema) of the tool's
+// structuredContent. A tool that declares one should answer with [JSON] or set
+// Result.StructuredContent to an object matching it.
+func (t *ToolDef) OutputSchema(schema string) *ToolDef { t.outputSchema = schema; return t }
+
+// Annotations sets the MCP tool annotations as a JSON object, for example
+// `{"readOnlyHint":true,"openWorldHint":false}`.
+func (t *ToolDef) Annotations(annotations string) *ToolDef { t.annotations = annotations; return t }
+
+// Name returns the tool's name as declared.
+func (t *ToolDef) Name() string { return t.name }
+
+func findTool(name string) *ToolDef {
+	for _, t := range tools {
+		if t.name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+func toolNames() string {
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.name
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+type toolJSON struct {
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+}
+
+// listToolsJSON checks every registered tool and answers the MCP
+// ListToolsResult. An error names the tool at fault.
+func listToolsJSON() ([]byte, error) {
+	list := make([]toolJSON, 0, len(tools))
+	seen := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		if err := validName(t.name); err != nil {
+			return nil, err
+		}
+		if seen[t.name] {
+			return nil, errors.New("tool " + quote(t.name) + " is registered twice")
+		}
+		seen[t.name] = true
+		if t.handler == nil {
+			return nil, errors.New("tool " + quote(t.name) + " has no handler")
+		}
+		tj := toolJSON{Name: t.name, Title: t.title, Description: t.description}
+		var err error
+		if tj.InputSchema, err = objectSchema(t.inputSchema); err != nil {
+			return nil, errors.New("tool " + quote(t.name) + ": inputSchema " + err.Error())
+		}
+		if t.outputSchema != "" {
+			if tj.OutputSchema, err = objectSchema(t.outputSchema); err != nil {
+				return nil, errors.New("tool " + quote(t.name) + ": outputSchema " + err.Error())
+			}
+		}
+		if t.annotations != "" {
+			var m map[string]any
+			if err := json.Unmarshal([]byte(t.annotations), &m); err != nil || m == nil {
+				return nil, errors.New("tool " + quote(t.name) + ": annotations must be a JSON object")
+			}
+			tj.Annotations = json.RawMessage(t.annotations)
+		}
+		list = append(list, tj)
+	}
+	return marshal(struct {
+		Tools []toolJSON `json:"tools"`
+	}{list})
+}
+
+func validName(name string) error {
+	if name == "" || len(name) > 64 {
+		return errors.New("tool name " + quote(name) + " must be 1 to 64 characters long")
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return errors.New("tool name " + quote(name) + " may contain only A-Z, a-z, 0-9, '_', '.' and '-'")
+		}
+	}
+	return nil
+}
+
+func objectSchema(s string) (json.RawMessage, error) {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		return nil, errors.New("is not valid JSON: " + err.Error())
+	}
+	if m == nil || m["type"] != "object" {
+		return nil, errors.New(`must be a JSON Schema object with "type": "object"`)
+	}
+	return json.RawMessage(s), nil
+}
+
+func quote(s string) string {
+	b, _ := marshal(s)
+	return string(b)
+}

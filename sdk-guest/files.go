@@ -1,0 +1,45 @@
+// Package sdkguest carries the guest SDKs' sources inside the mcpwasm binary.
+//
+// "mcpwasm new" copies one of them into every plugin folder it writes, as
+// mcpwasm-sdk/, so that the folder builds on a machine without a checkout of
+// this repository and without a package registry that has the SDKs.
+//
+// The Rust and AssemblyScript SDKs are embedded from their own folders. The
+// Go SDK is a module of its own, which go:embed cannot read, so the binary
+// embeds _go, a copy that scripts/sync-sdk-copy.sh refreshes and
+// TestGoCopyMatches checks.
+package sdkguest
+
+import (
+	"embed"
+	"io/fs"
+)
+
+//go:embed rust/Cargo.toml rust/README.md rust/src rust/examples
+var rust embed.FS
+
+//go:embed assemblyscript/package.json assemblyscript/README.md assemblyscript/index.ts
+//go:embed assemblyscript/plugin.asconfig.json assemblyscript/assembly assemblyscript/testing
+var assemblyScript embed.FS
+
+//go:embed _go
+var goSDK embed.FS
+
+// Rust returns the Rust SDK crate (Cargo.toml at the root).
+func Rust() fs.FS { return sub(rust, "rust") }
+
+// AssemblyScript returns the AssemblyScript SDK package (package.json at the
+// root).
+func AssemblyScript() fs.FS { return sub(assemblyScript, "assemblyscript") }
+
+// Go returns the Go SDK module. Its go.mod is stored as go.mod.txt; the
+// copier renames it.
+func Go() fs.FS { return sub(goSDK, "_go") }
+
+func sub(f fs.FS, dir string) fs.FS {
+	s, err := fs.Sub(f, dir)
+	if err != nil { // only for an invalid dir, which these constants are not
+		panic(err)
+	}
+	return s
+}

@@ -1,0 +1,81 @@
+package sdkguest
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"testing"
+)
+
+// TestGoCopyMatches fails when sdk-guest/_go, the embedded copy of the Go
+// SDK, differs from sdk-guest/go: run scripts/sync-sdk-copy.sh.
+func TestGoCopyMatches(t *testing.T) {
+	want := map[string][]byte{}
+	err := fs.WalkDir(os.DirFS("go"), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p == "example" || p == "examples" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		name := path.Base(p)
+		if !(strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") || name == "README.md" || name == "go.mod") {
+			return nil
+		}
+		b, err := os.ReadFile("go/" + p)
+		if name == "go.mod" {
+			p += ".txt"
+		}
+		want[p] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]byte{}
+	err = fs.WalkDir(Go(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			got[p], err = fs.ReadFile(Go(), p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, b := range want {
+		if g, ok := got[p]; !ok {
+			t.Errorf("sdk-guest/_go lacks %s: run scripts/sync-sdk-copy.sh", p)
+		} else if !bytes.Equal(g, b) {
+			t.Errorf("sdk-guest/_go/%s differs from sdk-guest/go: run scripts/sync-sdk-copy.sh", p)
+		}
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			t.Errorf("sdk-guest/_go/%s is not in sdk-guest/go any more: run scripts/sync-sdk-copy.sh", p)
+		}
+	}
+	if len(want) < 3 {
+		t.Fatalf("found only %d files in sdk-guest/go", len(want))
+	}
+}
+
+// TestEmbeddedSDKs checks each SDK has its manifest at the root, the file a
+// copied folder is built from.
+func TestEmbeddedSDKs(t *testing.T) {
+	for name, c := range map[string]struct {
+		f    fs.FS
+		file string
+	}{"rust": {Rust(), "Cargo.toml"}, "assemblyscript": {AssemblyScript(), "package.json"}, "go": {Go(), "go.mod.txt"}} {
+		if _, err := fs.Stat(c.f, c.file); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := fs.Stat(Rust(), "target"); err == nil {
+		t.Error("the Rust SDK's build output (target/) is embedded")
+	}
+}
