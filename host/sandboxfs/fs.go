@@ -24,6 +24,22 @@ type rootFS struct {
 
 var _ experimentalsys.FS = (*rootFS)(nil)
 
+// rel makes name relative to the root. wazero joins a path to the folder
+// descriptor it is relative to as folder + "/" + path, and names a folder
+// opened on the mount itself "", so a stat after opening "." arrives as
+// "/hello.txt"; os.Root would refuse that as an escape. Absolute paths from
+// the guest never get here: wazero refuses them (EPERM) before calling the
+// FS. Whatever rel returns, os.Root still confines it.
+func rel(name string) string {
+	if len(name) > 1 && name[0] == '/' {
+		return name[1:]
+	}
+	if name == "/" {
+		return "."
+	}
+	return name
+}
+
 // writeFlags are the open flags that need a writable mount.
 const writeFlags = experimentalsys.O_RDWR | experimentalsys.O_WRONLY |
 	experimentalsys.O_CREAT | experimentalsys.O_TRUNC | experimentalsys.O_APPEND
@@ -39,11 +55,11 @@ func (r *rootFS) OpenFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 	// O_NOFOLLOW for the last component. A race here can only make the open
 	// follow a link, and os.Root still keeps that inside the root.
 	if flag&experimentalsys.O_NOFOLLOW != 0 && !excl {
-		if fi, err := r.root.Lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if fi, err := r.root.Lstat(rel(name)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			return nil, experimentalsys.ELOOP
 		}
 	}
-	f, err := r.root.OpenFile(name, osFlags(flag), perm&fs.ModePerm)
+	f, err := r.root.OpenFile(rel(name), osFlags(flag), perm&fs.ModePerm)
 	if err != nil {
 		return nil, errnoOf(err)
 	}
@@ -98,7 +114,7 @@ func osFlags(flag experimentalsys.Oflag) int {
 
 // Lstat implements experimentalsys.FS.
 func (r *rootFS) Lstat(name string) (sys.Stat_t, experimentalsys.Errno) {
-	fi, err := r.root.Lstat(name)
+	fi, err := r.root.Lstat(rel(name))
 	if err != nil {
 		return sys.Stat_t{}, errnoOf(err)
 	}
@@ -107,7 +123,7 @@ func (r *rootFS) Lstat(name string) (sys.Stat_t, experimentalsys.Errno) {
 
 // Stat implements experimentalsys.FS.
 func (r *rootFS) Stat(name string) (sys.Stat_t, experimentalsys.Errno) {
-	fi, err := r.root.Stat(name)
+	fi, err := r.root.Stat(rel(name))
 	if err != nil {
 		return sys.Stat_t{}, errnoOf(err)
 	}
@@ -119,7 +135,7 @@ func (r *rootFS) Mkdir(name string, perm fs.FileMode) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	return errnoOf(r.root.Mkdir(name, perm&fs.ModePerm))
+	return errnoOf(r.root.Mkdir(rel(name), perm&fs.ModePerm))
 }
 
 // Chmod implements experimentalsys.FS: refused, so a guest cannot make
@@ -137,7 +153,7 @@ func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	return errnoOf(r.root.Rename(from, to))
+	return errnoOf(r.root.Rename(rel(from), rel(to)))
 }
 
 // Rmdir implements experimentalsys.FS.
@@ -145,14 +161,14 @@ func (r *rootFS) Rmdir(name string) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	fi, err := r.root.Lstat(name)
+	fi, err := r.root.Lstat(rel(name))
 	if err != nil {
 		return errnoOf(err)
 	}
 	if !fi.IsDir() {
 		return experimentalsys.ENOTDIR
 	}
-	return errnoOf(r.root.Remove(name))
+	return errnoOf(r.root.Remove(rel(name)))
 }
 
 // Unlink implements experimentalsys.FS. A symlink is removed itself, never
@@ -161,14 +177,14 @@ func (r *rootFS) Unlink(name string) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	fi, err := r.root.Lstat(name)
+	fi, err := r.root.Lstat(rel(name))
 	if err != nil {
 		return errnoOf(err)
 	}
 	if fi.IsDir() {
 		return experimentalsys.EISDIR
 	}
-	return errnoOf(r.root.Remove(name))
+	return errnoOf(r.root.Remove(rel(name)))
 }
 
 // Link implements experimentalsys.FS: hard links are refused.
@@ -181,7 +197,7 @@ func (r *rootFS) Symlink(string, string) experimentalsys.Errno { return experime
 // it is relative and, joined to the link's directory, stays inside the
 // root; otherwise EPERM, so that host paths outside are not revealed.
 func (r *rootFS) Readlink(name string) (string, experimentalsys.Errno) {
-	target, err := r.root.Readlink(name)
+	target, err := r.root.Readlink(rel(name))
 	if err != nil {
 		return "", errnoOf(err)
 	}
@@ -198,7 +214,7 @@ func (r *rootFS) Utimens(name string, atim, mtim int64) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	return errnoOf(r.root.Chtimes(name, nanosToTime(atim), nanosToTime(mtim)))
+	return errnoOf(r.root.Chtimes(rel(name), nanosToTime(atim), nanosToTime(mtim)))
 }
 
 // nanosToTime maps UTIME_OMIT to the zero time, which os leaves unchanged.

@@ -152,6 +152,36 @@ func TestGuestReadOnly(t *testing.T) {
 	}
 }
 
+// TestStatRelativeToFolder: a stat relative to a folder descriptor works,
+// including one opened on the mount's root, which wazero names "" and so
+// hands over paths like "/hello.txt". It is what readdir-then-stat does
+// (Rust's DirEntry::metadata, for one).
+func TestStatRelativeToFolder(t *testing.T) {
+	ops := []string{
+		"statat|$M|.|hello.txt",
+		"statat|$M|.|sub",
+		"statat|$M|sub|inner.txt",
+		"statat|$M|.|missing",
+		"statat|$M|.|../outside/secret.txt",
+		"statat|$M|sub|../../outside/secret.txt",
+	}
+	want := []string{"ok type=4 size=5", "ok type=3 size=", "ok type=4 size=5", "err ENOENT", "err EPERM", "err EPERM"}
+	for _, b := range []backend{ours, naive} {
+		fx := newFixture(t)
+		got, out := runProbe(t, b.cfg(t, fx, true), fx.expand(ops))
+		// A folder's size depends on the filesystem: compare up to "size=".
+		for i := range got {
+			if strings.HasSuffix(want[i], "size=") {
+				got[i] = got[i][:min(len(got[i]), len(want[i]))]
+			}
+		}
+		compare(t, b.name, ops, got, want)
+		if strings.Contains(out, fx.marker) {
+			t.Errorf("%s: marker in output", b.name)
+		}
+	}
+}
+
 // TestNestedMounts: a read-write mount inside a read-only one is writable
 // through its own path only.
 func TestNestedMounts(t *testing.T) {

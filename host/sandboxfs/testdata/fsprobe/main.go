@@ -19,6 +19,8 @@
 //	rename|M1|P1|M2|P2  link|M1|P1|M2|P2  symlink|TARGET|M|P
 //	readlink|M|P       payload: the target
 //	stat|M|P lstat|M|P payload: type=T size=N
+//	statat|M|D|P       open folder D (relative to M), then stat P relative
+//	                   to that folder's descriptor, as readdir-then-stat does
 //	ls|M|P             O_DIRECTORY open + fd_readdir, payload: sorted names
 //	truncate|M|P|N     fd_filestat_set_size
 //	utimes|M|P         path_filestat_set_times (follow), both times
@@ -314,6 +316,14 @@ func run(f []string) (string, error) {
 			return path_filestat_get(dir, flags, p, n, unsafe.Pointer(&st[0]))
 		}, f[1], f[2])
 		return fmt.Sprintf("type=%d size=%d", st[16], binary.LittleEndian.Uint64(st[32:])), err
+	case "statat":
+		fd, err := open(f[1], f[2], follow, oDirectory, rightRead|rightDir)
+		return withFD(fd, err, func(dir int32) (string, error) {
+			var st [64]byte
+			p, n := str(f[3])
+			err := check(path_filestat_get(dir, follow, p, n, unsafe.Pointer(&st[0])))
+			return fmt.Sprintf("type=%d size=%d", st[16], binary.LittleEndian.Uint64(st[32:])), err
+		})
 	case "utimes":
 		const t = 1_000_000_000 * 1_000_000_000 // 2001-09-09
 		return "", pathOp(func(dir int32, p unsafe.Pointer, n uint32) uint32 {
