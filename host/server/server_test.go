@@ -197,6 +197,17 @@ func TestPlainPDKPlugin(t *testing.T) {
 	}
 }
 
+// TestPlainGoPDKPlugin: a hyper-mcp v2 style plugin (list_tools/call_tool,
+// the {"request", "context"} envelope) built with the plain Extism Go PDK and
+// standard Go loads and works unchanged.
+func TestPlainGoPDKPlugin(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "pdk_go"})
+	cs := connect(t, srv, nil)
+	if res := call(t, cs, "reverse", map[string]any{"text": "héllo"}); res.IsError || text(res) != "olléh" {
+		t.Fatalf("reverse: %s (isError %v)", text(res), res.IsError)
+	}
+}
+
 func TestUnknownToolIsProtocolError(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "echo"})
 	cs := connect(t, srv, nil)
