@@ -4,7 +4,8 @@
 # checks. Prints one line per step on stderr.
 #
 #   wabt                 wat2wasm, for the WAT test fixtures
-#   rustc 1.63 + wasm32  Rust SDK, Rust plugins and fixtures (Debian's packages)
+#   rustc 1.63 + wasm32  Rust SDK, Rust plugins and fixtures (Debian's packages,
+#                        with lld-14, the wasm linker rustc runs as rust-lld)
 #   TinyGo 0.40.1        built from the Go module proxy against Debian's LLVM 19
 #
 # Node and npm come with the machine; each AssemblyScript package installs
@@ -16,7 +17,10 @@ t0=$(date +%s)
 
 need_apt=()
 command -v wat2wasm >/dev/null || need_apt+=(wabt)
-[ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/wasm32-wasi ] || need_apt+=(rustc cargo libstd-rust-dev-wasm32)
+# rustc links wasm32 with rust-lld, a symlink to lld-14 that rustc only
+# suggests, so --no-install-recommends leaves it out: ask for it by name.
+[ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/wasm32-wasi ] && [ -x /usr/bin/lld-14 ] ||
+	need_apt+=(rustc cargo libstd-rust-dev-wasm32 lld-14)
 [ -x /usr/bin/clang-19 ] && [ -f /usr/lib/llvm-19/lib/clang/19/lib/wasi/libclang_rt.builtins-wasm32.a ] && [ -f /usr/lib/wasm32-wasi/libc.a ] ||
 	need_apt+=(llvm-19-dev libclang-19-dev clang-19 lld-19 libclang-rt-19-dev-wasm32 wasi-libc)
 if [ ${#need_apt[@]} -gt 0 ]; then
