@@ -4,6 +4,7 @@
 # checks. Prints one line per step on stderr.
 #
 #   wabt                 wat2wasm, for the WAT test fixtures
+#   binaryen             wasm-opt, which TinyGo runs on optimised builds
 #   rustc 1.63 + wasm32  Rust SDK, Rust plugins and fixtures (Debian's packages,
 #                        with lld-14, the wasm linker rustc runs as rust-lld)
 #   TinyGo 0.40.1        built from the Go module proxy against Debian's LLVM 19
@@ -17,6 +18,9 @@ t0=$(date +%s)
 
 need_apt=()
 command -v wat2wasm >/dev/null || need_apt+=(wabt)
+# TinyGo runs binaryen's wasm-opt on -opt=s builds (textkit, hashkit and the
+# built-in textkit.wasm, which CI rebuilds byte for byte with Debian's 108).
+command -v wasm-opt >/dev/null || need_apt+=(binaryen)
 # rustc links wasm32 with rust-lld, a symlink to lld-14 that rustc only
 # suggests, so --no-install-recommends leaves it out: ask for it by name.
 [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/wasm32-wasi ] && [ -x /usr/bin/lld-14 ] ||
