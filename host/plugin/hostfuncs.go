@@ -155,6 +155,7 @@ func hostFunctions() []extism.HostFunction {
 		eventFunc("notify_tool_list_changed", false),
 		eventFunc("notify_resource_list_changed", false),
 		eventFunc("notify_prompt_list_changed", false),
+		eventFunc("notify_url_elicitation_completed", true),
 	}
 }
 

@@ -157,7 +157,8 @@ func explain(function string, err error) error {
 	return fmt.Errorf("%s failed: %v", function, err)
 }
 
-// Notify handles resource updates and list changes.
+// Notify handles resource updates, list changes and completed URL
+// elicitations.
 func (c *callbacks) Notify(ctx context.Context, function string, payload json.RawMessage) error {
 	switch function {
 	case "notify_resource_updated":
@@ -168,6 +169,17 @@ func (c *callbacks) Notify(ctx context.Context, function string, payload json.Ra
 			return fmt.Errorf("notify_resource_updated: want {\"uri\": ...}")
 		}
 		return c.srv.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: p.URI})
+	case "notify_url_elicitation_completed":
+		var p struct {
+			ElicitationID string `json:"elicitationId"`
+		}
+		if err := json.Unmarshal(payload, &p); err != nil || p.ElicitationID == "" {
+			return fmt.Errorf("notify_url_elicitation_completed: want {\"elicitationId\": ...}")
+		}
+		if c.session == nil {
+			return nil // stateless HTTP: no session to tell
+		}
+		return c.session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: p.ElicitationID})
 	case "notify_tool_list_changed", "notify_resource_list_changed", "notify_prompt_list_changed":
 		if c.plugin != nil {
 			c.srv.requestRefresh(c.plugin)

@@ -138,3 +138,30 @@ func TestListRootsAndResourceUpdated(t *testing.T) {
 		t.Fatal("no notifications/resources/updated")
 	}
 }
+
+// TestURLElicitationCompleted: notify_url_elicitation_completed, the
+// hyper-mcp v2 host function, loads and reaches the client as
+// notifications/elicitation/complete.
+func TestURLElicitationCompleted(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "url_elicit_done"})
+	done := make(chan string, 1)
+	cs := connectVersion(t, srv, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "cancel"}, nil
+		},
+		ElicitationCompleteHandler: func(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+			done <- req.Params.ElicitationID
+		},
+	}, "2025-11-25")
+	if res := call(t, cs, "url_elicit_done", map[string]any{}); res.IsError || text(res) != "done" {
+		t.Fatalf("url_elicit_done: %s", mustJSON(res))
+	}
+	select {
+	case id := <-done:
+		if id != "el-42" {
+			t.Fatalf("elicitation/complete for %q, want el-42", id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notifications/elicitation/complete")
+	}
+}
