@@ -154,7 +154,12 @@ pub(crate) mod imp {
         pub output: Option<Vec<u8>>,
         pub error: Option<String>,
         pub config: Vec<(String, String)>,
-        pub host_calls: Vec<(HostFn, Vec<u8>)>,
+        /// Host-function calls in order: the function's name and its payload
+        /// (empty for functions without one).
+        pub host_calls: Vec<(&'static str, Vec<u8>)>,
+        /// What `create_message`, `create_elicitation` and `list_roots`
+        /// answer, by function name (the last entry for a name wins).
+        pub answers: Vec<(String, Vec<u8>)>,
     }
 
     thread_local! {
@@ -174,7 +179,27 @@ pub(crate) mod imp {
         MOCK.with(|m| m.borrow().config.iter().rev().find(|(k, _)| k == key).map(|(_, v)| v.as_bytes().to_vec()))
     }
     pub fn call_host(f: HostFn, payload: &[u8]) {
-        MOCK.with(|m| m.borrow_mut().host_calls.push((f, payload.to_vec())))
+        host_notify(f.name(), payload)
+    }
+    /// A host function without an answer (`notify_*`).
+    pub fn host_notify(function: &'static str, payload: &[u8]) {
+        MOCK.with(|m| m.borrow_mut().host_calls.push((function, payload.to_vec())))
+    }
+    /// A host function with an answer: the one set with
+    /// `testing::answer`, else the error a host without a client gives.
+    pub fn host_request(function: &'static str, payload: &[u8]) -> Vec<u8> {
+        MOCK.with(|m| {
+            let mut m = m.borrow_mut();
+            m.host_calls.push((function, payload.to_vec()));
+            match m.answers.iter().rev().find(|(f, _)| f == function) {
+                Some((_, a)) => a.clone(),
+                None => format!(
+                    r#"{{"error":{{"message":"no answer for {} (set one with mcpwasm::testing::answer)"}}}}"#,
+                    function
+                )
+                .into_bytes(),
+            }
+        })
     }
 }
 

@@ -275,3 +275,89 @@ macro_rules! resources {
 
 #[doc(hidden)]
 pub mod resource_exports;
+
+// Prompts, completion and the client host functions (ABI.md §5 and §6) come
+// after resources, for the same reason; see io.rs.
+mod client;
+mod completion;
+mod io;
+mod prompt;
+pub use client::{
+    create_elicitation, create_elicitation_with, create_message, list_roots, notify_prompt_list_changed,
+    notify_resource_list_changed, notify_resource_updated, notify_tool_list_changed, Elicitation, Root,
+    SamplingRequest, SamplingResult,
+};
+pub use completion::{CompleteHandler, CompleteRequest, Completer, Completion, MAX_COMPLETION_VALUES};
+pub use prompt::{Prompt, PromptArgument, PromptHandler, PromptRequest, PromptResult, Role};
+
+/// Defines the prompt exports from a plugin's prompts; use it next to
+/// [`plugin!`]:
+///
+/// ```ignore
+/// mcpwasm::prompts! {
+///     prompts: [
+///         Prompt::new("review", "Review some code", review)
+///             .required_argument("code", "The code to review"),
+///     ],
+/// }
+/// ```
+///
+/// It defines the `list_prompts` and `get_prompt` exports and
+/// `pub fn mcpwasm_prompts()` for tests (see [`testing::get_prompt`]).
+/// `get_prompt` fails with `<argument> is required` when a required argument
+/// is absent or empty, before the handler runs.
+#[macro_export]
+macro_rules! prompts {
+    (prompts: [ $($prompt:expr),* $(,)? ] $(,)?) => {
+        /// The prompts this plugin declares.
+        pub fn mcpwasm_prompts() -> ::std::vec::Vec<$crate::Prompt> {
+            ::std::vec![$($prompt),*]
+        }
+
+        /// mcpwasm ABI: `ListPromptsResult`.
+        #[no_mangle]
+        pub extern "C" fn list_prompts() -> i32 {
+            $crate::prompt_exports::list_prompts(&mcpwasm_prompts())
+        }
+
+        /// mcpwasm ABI: `{"request": {"name", "arguments"?}, "context"}` -> `GetPromptResult`.
+        #[no_mangle]
+        pub extern "C" fn get_prompt() -> i32 {
+            $crate::prompt_exports::get_prompt(&mcpwasm_prompts())
+        }
+    };
+}
+
+/// Defines the `complete` export (MCP `completion/complete`) from the
+/// arguments a plugin completes, of its prompts and resource templates:
+///
+/// ```ignore
+/// mcpwasm::completions! {
+///     completions: [
+///         Completer::prompt("review", "language", languages),
+///         Completer::resource("notes://{id}", "id", note_ids),
+///     ],
+/// }
+/// ```
+///
+/// A request goes to the first completer for its reference and argument; a
+/// request no completer claims gets no values. It also defines
+/// `pub fn mcpwasm_completers()` for tests (see [`testing::complete`]).
+#[macro_export]
+macro_rules! completions {
+    (completions: [ $($completer:expr),* $(,)? ] $(,)?) => {
+        /// The arguments this plugin completes.
+        pub fn mcpwasm_completers() -> ::std::vec::Vec<$crate::Completer> {
+            ::std::vec![$($completer),*]
+        }
+
+        /// mcpwasm ABI: `{"request": CompleteRequest params, "context"}` -> `CompleteResult`.
+        #[no_mangle]
+        pub extern "C" fn complete() -> i32 {
+            $crate::prompt_exports::complete(&mcpwasm_completers())
+        }
+    };
+}
+
+#[doc(hidden)]
+pub mod prompt_exports;

@@ -1,13 +1,13 @@
 //! The bodies of the exports [`crate::resources!`] defines. Return codes
 //! follow the Extism convention: 0 for success, 1 after `error_set`.
 //!
-//! Like `resource.rs`, everything here is `#[inline]` and reaches the rest of
-//! the crate only through its public API, so plugins without resources keep
-//! their exact bytes.
+//! Like `resource.rs`, everything here is `#[inline]` and talks to the
+//! kernel through `crate::io`, so plugins without resources keep their exact
+//! bytes (see the top of io.rs).
 
 use crate::json::{self, Value};
 use crate::resource::{route, Resource, ResourceTemplate};
-use io::{input, output, set_error};
+use crate::io::{input, output, set_error};
 
 #[inline]
 fn fail(message: &str) -> i32 {
@@ -68,75 +68,4 @@ pub fn read_resource(resources: &[Resource], templates: &[ResourceTemplate]) -> 
         }
         Err(e) => fail(&e),
     }
-}
-
-/// The call's input and output, and `error_set`. On wasm these talk to the
-/// Extism kernel directly rather than through `crate::kernel`, so that
-/// resources leave the code generated for tools untouched (see the top of
-/// this file). A panic here has no SDK hook: Rust's own message on stderr
-/// still lets the host classify it as a panic.
-#[cfg(target_arch = "wasm32")]
-mod io {
-    #[link(wasm_import_module = "extism:host/env")]
-    extern "C" {
-        fn input_length() -> u64;
-        fn input_load_u8(offs: u64) -> u8;
-        fn input_load_u64(offs: u64) -> u64;
-        fn alloc(len: u64) -> u64;
-        fn store_u8(offs: u64, v: u8);
-        fn store_u64(offs: u64, v: u64);
-        fn output_set(offs: u64, len: u64);
-        fn error_set(offs: u64);
-    }
-
-    /// The input, 8 bytes per kernel call, then the tail byte by byte.
-    #[inline]
-    pub fn input() -> Vec<u8> {
-        let n = unsafe { input_length() } as usize;
-        let mut v = Vec::with_capacity(n);
-        while v.len() + 8 <= n {
-            v.extend_from_slice(&unsafe { input_load_u64(v.len() as u64) }.to_le_bytes());
-        }
-        while v.len() < n {
-            v.push(unsafe { input_load_u8(v.len() as u64) });
-        }
-        v
-    }
-
-    /// Copies `data` into a new kernel block, likewise.
-    #[inline]
-    fn to_kernel(data: &[u8]) -> u64 {
-        let offs = unsafe { alloc(data.len() as u64) };
-        if offs == 0 && !data.is_empty() {
-            panic!("mcpwasm: the Extism kernel could not allocate {} bytes", data.len());
-        }
-        let mut chunks = data.chunks_exact(8);
-        let mut at = offs;
-        for c in &mut chunks {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(c);
-            unsafe { store_u64(at, u64::from_le_bytes(w)) };
-            at += 8;
-        }
-        for &b in chunks.remainder() {
-            unsafe { store_u8(at, b) };
-            at += 1;
-        }
-        offs
-    }
-
-    #[inline]
-    pub fn output(data: &[u8]) {
-        unsafe { output_set(to_kernel(data), data.len() as u64) }
-    }
-
-    #[inline]
-    pub fn set_error(message: &str) {
-        unsafe { error_set(to_kernel(message.as_bytes())) }
-    }
-}
-
-#[cfg(not(target_arch = "wasm32"))]
-mod io {
-    pub(super) use crate::kernel::{input, output, set_error};
 }

@@ -13,7 +13,7 @@
 
 use crate::json::{self, Value};
 use crate::kernel::imp::{Mock, MOCK};
-use crate::{exports, Resource, ResourceTemplate, Tool};
+use crate::{exports, Completer, Prompt, Resource, ResourceTemplate, Tool};
 
 /// One host-function call the guest made: its name and JSON payload.
 #[derive(Clone, Debug, PartialEq)]
@@ -31,7 +31,7 @@ pub struct Outcome {
     pub output: Value,
     /// The message it passed to `error_set`, if any.
     pub error: Option<String>,
-    /// Notifications it sent, in order.
+    /// Host functions it called (notifications and requests), in order.
     pub host_calls: Vec<HostCall>,
 }
 
@@ -44,7 +44,8 @@ pub fn set_config(key: &str, value: &str) {
 pub fn run(export: impl FnOnce() -> i32, input: &str) -> Outcome {
     MOCK.with(|m| {
         let config = std::mem::take(&mut m.borrow_mut().config);
-        *m.borrow_mut() = Mock { input: input.as_bytes().to_vec(), config, ..Mock::default() };
+        let answers = std::mem::take(&mut m.borrow_mut().answers);
+        *m.borrow_mut() = Mock { input: input.as_bytes().to_vec(), config, answers, ..Mock::default() };
     });
     let rc = export();
     MOCK.with(|m| {
@@ -53,7 +54,7 @@ pub fn run(export: impl FnOnce() -> i32, input: &str) -> Outcome {
         let host_calls = m
             .host_calls
             .drain(..)
-            .map(|(f, p)| HostCall { function: f.name(), payload: json::parse_bytes(&p).unwrap_or(Value::Null) })
+            .map(|(f, p)| HostCall { function: f, payload: json::parse_bytes(&p).unwrap_or(Value::Null) })
             .collect();
         Outcome { rc, output, error: m.error.take(), host_calls }
     })
@@ -130,4 +131,50 @@ pub fn read_resource_with(
         .with("request", Value::object().with("uri", uri))
         .with("context", merge(Value::object().with("plugin", "test"), context));
     listed(run(|| crate::resource_exports::read_resource(resources, templates), &input.to_json()))
+}
+
+/// Sets what the client answers to host function `function`
+/// (`"create_message"`, `"create_elicitation"` or `"list_roots"`) in later
+/// calls on this thread: an MCP result, or `{"error": {"message": ...}}`
+/// (see [`answer_error`]). Until one is set, these functions fail as they do
+/// on a host with no client. The requests are recorded in
+/// [`Outcome::host_calls`].
+pub fn answer(function: &str, result: Value) {
+    MOCK.with(|m| m.borrow_mut().answers.push((function.to_string(), result.to_json().into_bytes())));
+}
+
+/// Makes host function `function` fail with `message` in later calls on
+/// this thread, as when the client lacks the capability.
+pub fn answer_error(function: &str, message: &str) {
+    answer(function, Value::object().with("error", Value::object().with("message", message)));
+}
+
+/// Runs `list_prompts` and returns the `ListPromptsResult`, or the error it set.
+pub fn list_prompts(prompts: &[Prompt]) -> Result<Value, String> {
+    listed(run(|| crate::prompt_exports::list_prompts(prompts), r#"{"request":{},"context":{}}"#))
+}
+
+/// Runs `get_prompt` for `name` with `arguments` (a JSON object of strings)
+/// as the host would, and returns the `GetPromptResult`, or the message the
+/// get failed with.
+pub fn get_prompt(prompts: &[Prompt], name: &str, arguments: &str) -> Result<Value, String> {
+    get_prompt_with(prompts, name, arguments, Value::object())
+}
+
+/// Like [`get_prompt`], with extra `context` members.
+pub fn get_prompt_with(prompts: &[Prompt], name: &str, arguments: &str, context: Value) -> Result<Value, String> {
+    let args = json::parse(arguments).unwrap_or_else(|e| panic!("arguments are not JSON: {}", e));
+    let input = Value::object()
+        .with("request", Value::object().with("name", name).with("arguments", args))
+        .with("context", merge(Value::object().with("plugin", "test"), context));
+    listed(run(|| crate::prompt_exports::get_prompt(prompts), &input.to_json()))
+}
+
+/// Runs `complete` with `params`, the MCP `CompleteRequest` params as JSON
+/// text (`{"ref": {...}, "argument": {"name", "value"}, "context"?}`), and
+/// returns the `CompleteResult`, or the message it failed with.
+pub fn complete(completers: &[Completer], params: &str) -> Result<Value, String> {
+    let params = json::parse(params).unwrap_or_else(|e| panic!("params are not JSON: {}", e));
+    let input = Value::object().with("request", params).with("context", Value::object().with("plugin", "test"));
+    listed(run(|| crate::prompt_exports::complete(completers), &input.to_json()))
 }
