@@ -213,9 +213,9 @@ impl Completion {
 /// argument; none means no values.
 #[inline]
 pub(crate) fn route(completers: &[Completer], request: &CompleteRequest) -> Result<Completion, String> {
-    let found = completers.iter().find(|c| {
-        c.ref_type == request.ref_type() && c.target == request.target && c.argument == request.argument()
-    });
+    let found = completers
+        .iter()
+        .find(|c| c.ref_type == request.ref_type() && c.target == request.target && c.argument == request.argument());
     match found {
         Some(c) => (c.handler)(request),
         None => Ok(Completion::default()),

@@ -5,9 +5,9 @@
 //! kernel through `crate::io`, so plugins without resources keep their exact
 //! bytes (see the top of io.rs).
 
+use crate::io::{input, output, set_error};
 use crate::json::{self, Value};
 use crate::resource::{route, Resource, ResourceTemplate};
-use crate::io::{input, output, set_error};
 
 #[inline]
 fn fail(message: &str) -> i32 {
