@@ -108,12 +108,15 @@ impl Call {
     pub fn opt_string(&self, key: &str) -> Result<Option<&str>, String> {
         self.optional(key, "a string", Value::as_str)
     }
+    /// An optional number argument.
     pub fn opt_number(&self, key: &str) -> Result<Option<f64>, String> {
         self.optional(key, "a number", Value::as_f64)
     }
+    /// An optional integer argument.
     pub fn opt_integer(&self, key: &str) -> Result<Option<i64>, String> {
         self.optional(key, "an integer", Value::as_i64)
     }
+    /// An optional boolean argument.
     pub fn opt_boolean(&self, key: &str) -> Result<Option<bool>, String> {
         self.optional(key, "a boolean", Value::as_bool)
     }
@@ -130,7 +133,9 @@ impl Call {
 /// the host (`context.mounts`, ABI.md §2).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mount {
+    /// The folder's absolute path, the same in the guest as on the host.
     pub path: String,
+    /// Whether the guest may only read it.
     pub read_only: bool,
 }
 

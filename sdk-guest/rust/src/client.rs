@@ -259,7 +259,9 @@ pub fn create_elicitation_with(params: Value) -> Result<Elicitation, String> {
 /// One of the client's roots: a `file://` URI and an optional name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Root {
+    /// The root's URI, usually `file:///...`.
     pub uri: String,
+    /// A display name, if the client gave one.
     pub name: Option<String>,
 }
 

@@ -40,6 +40,7 @@ pub struct Completer {
     pub target: &'static str,
     /// The argument (or template variable) it completes.
     pub argument: &'static str,
+    /// Computes the suggestions.
     pub handler: CompleteHandler,
 }
 

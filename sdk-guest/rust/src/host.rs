@@ -21,17 +21,26 @@ pub fn progress(progress: f64, total: Option<f64>, message: Option<&str>) {
 /// MCP log levels (RFC 5424 severities).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Level {
+    /// Detailed debugging information.
     Debug,
+    /// Normal operation.
     Info,
+    /// Normal but significant.
     Notice,
+    /// Something may be wrong.
     Warning,
+    /// Something failed.
     Error,
+    /// A component failed.
     Critical,
+    /// Action is needed now.
     Alert,
+    /// The system is unusable.
     Emergency,
 }
 
 impl Level {
+    /// The MCP name of the level (`"info"`, ...).
     pub fn as_str(self) -> &'static str {
         match self {
             Level::Debug => "debug",

@@ -22,9 +22,9 @@
 //! # }
 //! ```
 //!
-//! A handler's `Err(message)` becomes a `CallToolResult` with `isError: true`
-//! and the message as text, which the model reads (ABI.md §4). A panic is
-//! reported through `error_set` and stderr, so it reaches the model too.
+//! A handler's `Err(message)` becomes an `isError` result the model reads (ABI.md §4), and so does a panic.
+//! [`resources!`], [`prompts!`] and [`completions!`] define the other exports of ABI v1; [`create_message`],
+//! [`create_elicitation`], [`list_roots`], [`progress`], [`log`] and the `notify_*` functions talk to the client.
 //!
 //! The crate has no dependencies. It builds with Rust 1.63 for `wasm32-wasi`
 //! and with newer toolchains for `wasm32-wasip1` or `wasm32-unknown-unknown`.

@@ -40,6 +40,7 @@ pub struct Prompt {
     pub name: &'static str,
     /// What the prompt is for; left out of the listing when empty.
     pub description: &'static str,
+    /// Renders the prompt on `get_prompt`.
     pub handler: PromptHandler,
     /// A human-readable title.
     pub title: Option<&'static str>,
@@ -50,6 +51,7 @@ pub struct Prompt {
 /// One argument of a [`Prompt`]. Prompt arguments are strings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PromptArgument {
+    /// The argument's name, the key in `PromptRequest::arguments`.
     pub name: &'static str,
     /// Left out of the listing when empty.
     pub description: &'static str,
@@ -178,7 +180,9 @@ impl PromptRequest {
 /// Who says a message in a prompt or a sampling request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
+    /// The human side of the conversation.
     User,
+    /// The model's side.
     Assistant,
 }
 

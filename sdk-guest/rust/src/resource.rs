@@ -37,11 +37,17 @@ pub type ResourceHandler = fn(&ReadRequest) -> Result<ReadResult, String>;
 /// One concrete resource, listed by `list_resources` and read by `handler`.
 #[derive(Clone, Copy)]
 pub struct Resource {
+    /// The resource's absolute URI, exposed to clients as declared.
     pub uri: &'static str,
+    /// A short name for it.
     pub name: &'static str,
+    /// Reads it.
     pub handler: ResourceHandler,
+    /// A human-readable title.
     pub title: Option<&'static str>,
+    /// What it is, for the model.
     pub description: Option<&'static str>,
+    /// The MIME type of its contents.
     pub mime_type: Option<&'static str>,
 }
 
@@ -49,11 +55,17 @@ pub struct Resource {
 /// of a URI that matches it goes to `handler`.
 #[derive(Clone, Copy)]
 pub struct ResourceTemplate {
+    /// The RFC 6570 URI template, exposed to clients as declared.
     pub uri_template: &'static str,
+    /// A short name for what it reads.
     pub name: &'static str,
+    /// Reads a URI that matches it.
     pub handler: ResourceHandler,
+    /// A human-readable title.
     pub title: Option<&'static str>,
+    /// What it reads, for the model.
     pub description: Option<&'static str>,
+    /// The MIME type of its contents, if always the same.
     pub mime_type: Option<&'static str>,
 }
 
@@ -93,6 +105,7 @@ builders!(Resource);
 builders!(ResourceTemplate);
 
 impl Resource {
+    /// Declares a resource; add the optional parts with the builders.
     pub const fn new(uri: &'static str, name: &'static str, handler: ResourceHandler) -> Resource {
         Resource { uri, name, handler, title: None, description: None, mime_type: None }
     }
@@ -111,6 +124,7 @@ impl Resource {
 }
 
 impl ResourceTemplate {
+    /// Declares a URI template; add the optional parts with the builders.
     pub const fn new(uri_template: &'static str, name: &'static str, handler: ResourceHandler) -> ResourceTemplate {
         ResourceTemplate { uri_template, name, handler, title: None, description: None, mime_type: None }
     }
@@ -321,11 +335,13 @@ impl ReadResult {
     pub fn blob(uri: &str, mime_type: &str, data: &[u8]) -> ReadResult {
         ReadResult::default().with_blob(uri, mime_type, data)
     }
+    /// Appends text contents.
     #[inline]
     pub fn with_text(mut self, uri: &str, mime_type: &str, text: impl Into<String>) -> ReadResult {
         self.contents.push(content(uri, mime_type).with("text", text.into()));
         self
     }
+    /// Appends binary contents, base64-encoded here.
     #[inline]
     pub fn with_blob(mut self, uri: &str, mime_type: &str, data: &[u8]) -> ReadResult {
         self.contents.push(content(uri, mime_type).with("blob", base64(data)));

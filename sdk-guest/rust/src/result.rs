@@ -79,6 +79,7 @@ impl ToolResult {
         self
     }
 
+    /// Whether the result is marked `isError`.
     pub fn is_error(&self) -> bool {
         self.is_error
     }

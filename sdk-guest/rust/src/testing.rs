@@ -18,7 +18,9 @@ use crate::{exports, Completer, Prompt, Resource, ResourceTemplate, Tool};
 /// One host-function call the guest made: its name and JSON payload.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostCall {
+    /// The host function's name, e.g. `"notify_progress"`.
     pub function: &'static str,
+    /// Its JSON payload; `Value::Null` for functions that take none.
     pub payload: Value,
 }
 
