@@ -361,3 +361,8 @@ macro_rules! completions {
 
 #[doc(hidden)]
 pub mod prompt_exports;
+
+/// The README's Rust examples, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
