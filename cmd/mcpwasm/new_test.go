@@ -30,7 +30,9 @@ func TestNewBuildCall(t *testing.T) {
 			if code != 0 || !strings.Contains(out, "./build.sh") {
 				t.Fatalf("new %s: code %d\n%s%s", c.lang, code, out, errs)
 			}
-			sh(t, dir, "./build.sh")
+			if out := sh(t, dir, "./build.sh"); strings.Contains(strings.ToLower(out), "warning") {
+				t.Errorf("a fresh %s plugin's first build warns:\n%s", c.lang, out)
+			}
 			sh(t, dir, c.test...)
 			wasm := filepath.Join(dir, "demo.wasm")
 			cache := "--cache-dir=" + t.TempDir()
@@ -50,15 +52,18 @@ func TestNewBuildCall(t *testing.T) {
 	}
 }
 
-// sh runs a command in dir and fails the test with its output if it fails.
-func sh(t *testing.T, dir string, args ...string) {
+// sh runs a command in dir and returns its output, failing the test with
+// that output if the command fails.
+func sh(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "RUSTC=/usr/bin/rustc", "GOWORK=off")
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		t.Fatalf("%s in %s: %v\n%s\n(the guest toolchains come from scripts/install-toolchains.sh)", strings.Join(args, " "), dir, err, out)
 	}
+	return string(out)
 }
 
 // TestNewRefuses: a bad language, a bad name or a folder that holds files is
