@@ -1,6 +1,10 @@
 // The host side of a call: input and output through the Extism kernel,
-// error_set, config, the mcpwasm host functions (ABI.md §5) and the abort
-// handler that builds wire with `--use abort=...`.
+// error_set, config, the mcpwasm notifications (ABI.md §6) and the abort
+// handler that builds wire with `--use abort=...`. The host functions that
+// answer (sampling, elicitation, roots) are in client.ts.
+//
+// Each @external below becomes an import only if a plugin calls its wrapper:
+// AssemblyScript compiles nothing that is not reached from an export.
 
 import { Config, Host, Memory } from "@extism/as-pdk";
 import { error_set } from "@extism/as-pdk/lib/env";
@@ -13,6 +17,26 @@ declare function notify_progress(handle: u64): void;
 // @ts-ignore: decorator
 @external("extism:host/user", "notify_logging_message")
 declare function notify_logging_message(handle: u64): void;
+
+// @ts-ignore: decorator
+@external("extism:host/user", "notify_resource_updated")
+declare function notify_resource_updated(handle: u64): void;
+
+// @ts-ignore: decorator
+@external("extism:host/user", "notify_tool_list_changed")
+declare function notify_tool_list_changed(): void;
+
+// @ts-ignore: decorator
+@external("extism:host/user", "notify_resource_list_changed")
+declare function notify_resource_list_changed(): void;
+
+// @ts-ignore: decorator
+@external("extism:host/user", "notify_prompt_list_changed")
+declare function notify_prompt_list_changed(): void;
+
+// @ts-ignore: decorator
+@external("extism:host/user", "notify_url_elicitation_completed")
+declare function notify_url_elicitation_completed(handle: u64): void;
 
 /** The call's input as a string (the kernel is read 8 bytes at a time). */
 export function inputString(): string {
@@ -35,7 +59,7 @@ export function config(key: string): string | null {
 }
 
 function sendToHost(payload: JSONValue, progress: bool): void {
-  const handle = Memory.allocateString(payload.stringify()).offset;
+  const handle = handleOf(payload);
   if (progress) notify_progress(handle);
   else notify_logging_message(handle);
 }
@@ -66,6 +90,45 @@ export function log(level: string, data: JSONValue, logger: string | null = null
 /** log() with a text message. */
 export function logText(level: string, text: string): void {
   log(level, JSONValue.string(text));
+}
+
+/** A kernel block holding `payload` as JSON text; the host takes it over. */
+export function handleOf(payload: JSONValue): u64 {
+  return Memory.allocateString(payload.stringify()).offset;
+}
+
+/**
+ * Sends notifications/resources/updated for `uri` to the clients subscribed
+ * to it (resources/subscribe).
+ */
+export function notifyResourceUpdated(uri: string): void {
+  notify_resource_updated(handleOf(JSONValue.object().setString("uri", uri)));
+}
+
+/**
+ * Tells the host this plugin's tool list changed: it calls list_tools again
+ * (after this call) and sends notifications/tools/list_changed.
+ */
+export function notifyToolListChanged(): void {
+  notify_tool_list_changed();
+}
+
+/** Like notifyToolListChanged, for list_resources and list_resource_templates. */
+export function notifyResourceListChanged(): void {
+  notify_resource_list_changed();
+}
+
+/** Like notifyToolListChanged, for list_prompts. */
+export function notifyPromptListChanged(): void {
+  notify_prompt_list_changed();
+}
+
+/**
+ * Sends notifications/elicitation/complete for a URL-mode elicitation this
+ * plugin started with elicitURL (a no-op in stateless HTTP).
+ */
+export function notifyElicitationComplete(elicitationId: string): void {
+  notify_url_elicitation_completed(handleOf(JSONValue.object().setString("elicitationId", elicitationId)));
 }
 
 let aborting = false;

@@ -1,6 +1,7 @@
-// npm test: builds the JSON tests and the example plugin, then runs both
-// under Node. The plugin runs against testing/kernel.mjs, a stand-in for the
-// Extism kernel, so the SDK's exports are tested without the Go host.
+// npm test: builds the JSON and URI template tests and three plugins (the
+// example, an API tour and the rest of ABI v1), then runs them under Node.
+// The plugins run against testing/kernel.mjs, a stand-in for the Extism
+// kernel, so the SDK's exports are tested without the Go host.
 import asc from "assemblyscript/asc";
 import { readFileSync, mkdirSync } from "node:fs";
 import assert from "node:assert/strict";
@@ -23,10 +24,21 @@ const failures = json.run();
 assert.equal(failures, "", "JSON tests failed:\n" + failures);
 console.log("json: ok");
 
+// 1b. URI template matching.
+await build(["tests/uritemplate.test.ts", "--outFile", "build/uritemplate.test.wasm", "--bindings", "raw"]);
+const ut = await (await import(here + "build/uritemplate.test.js"))
+  .instantiate(await WebAssembly.compile(readFileSync(here + "build/uritemplate.test.wasm")), {});
+const utFailures = ut.run();
+assert.equal(utFailures, "", "URI template tests failed:\n" + utFailures);
+console.log("uritemplate: ok");
+
 // 2. The example plugin against a stand-in kernel.
 // The same options as plugin.asconfig.json, with the abort handler's in-package path.
 await build(["example/hello.ts", "-O3", "--use", "abort=assembly/host/mcpwasmAbort", "--outFile", "build/hello.wasm"]);
 const plugin = await loadPlugin(readFileSync("build/hello.wasm"));
+// A tools-only plugin exports the tool ABI only and imports no host function.
+assert.deepEqual(plugin.exports.sort(), ["call_tool", "list_tools", "mcpwasm_abi_version", "memory"]);
+assert.deepEqual(plugin.imports.filter((i) => !i.startsWith("extism:host/env.")), []);
 const call = (exportName, input) => plugin.call(exportName, input);
 const env = (name, args) => JSON.stringify({ request: { name, arguments: args }, context: { plugin: "x", tool: name } });
 
@@ -78,3 +90,8 @@ assert.equal(r.output.content[0].text, "argument \"loud\" must be a boolean, got
 r = await f.callTool("fails", { what: "x" });
 assert.deepEqual(r.output, { content: [{ type: "text", text: "nothing to do for x" }], isError: true });
 console.log("features: ok");
+
+// 4. Resources, templates, prompts, completion and the host functions.
+await build(["tests/abi.ts", "-O3", "--use", "abort=assembly/host/mcpwasmAbort", "--outFile", "build/abi.wasm"]);
+await (await import("./abi.mjs")).run("build/abi.wasm");
+console.log("abi: ok");

@@ -1,0 +1,63 @@
+// The input every ABI export but the legacy ones receives:
+// {"request": <MCP params>, "context": Context} (ABI.md §2 and §5), and the
+// context accessors the handlers' request objects share.
+
+import { JSONValue, parseJSON, jsonError } from "./json";
+import { inputString, setError } from "./host";
+
+/** The parts of an export's input. */
+export class Envelope {
+  /** The envelope's parts: the MCP params object and the host's Context. */
+  constructor(public request: JSONValue, public context: JSONValue) {}
+}
+
+/**
+ * Reads the call's input as an envelope. On malformed input it calls
+ * error_set ("mcpwasm: malformed <exportName> input: …") and returns null;
+ * the export should then return 1.
+ */
+export function readEnvelope(exportName: string): Envelope | null {
+  const env = parseJSON(inputString());
+  if (env == null) {
+    setError("mcpwasm: malformed " + exportName + " input: " + jsonError());
+    return null;
+  }
+  const req = env.get("request");
+  if (!env.isObject || req == null || !req.isObject) {
+    setError("mcpwasm: malformed " + exportName + " input: no request object");
+    return null;
+  }
+  const ctx = env.get("context");
+  return new Envelope(req, ctx != null && ctx.isObject ? ctx : JSONValue.object());
+}
+
+/** A string member of obj, or null if it is absent or not a string. */
+export function stringField(obj: JSONValue | null, key: string): string | null {
+  if (obj == null) return null;
+  const v = obj.get(key);
+  return v != null && v.isString ? v.s : null;
+}
+
+/**
+ * What every handler's request carries: the host's Context (ABI.md §2) and
+ * the request's _meta.
+ */
+export class Request {
+  /** The Context object the host sent: id, _meta, plugin, tool, deadline_ms, mounts. */
+  context: JSONValue;
+  /** The MCP request's _meta (JSON null when absent). */
+  meta: JSONValue;
+
+  /** A request with the host's Context and the MCP request's _meta. */
+  constructor(context: JSONValue, meta: JSONValue | null) {
+    this.context = context;
+    this.meta = meta == null ? JSONValue.null() : meta;
+  }
+
+  /** The plugin's configured name. */
+  get plugin(): string { const p = stringField(this.context, "plugin"); return p == null ? "" : p; }
+  /** Milliseconds before the host stops this call, or -1 if it did not say. */
+  get deadlineMs(): i64 { const d = this.context.get("deadline_ms"); return d != null && d.isNumber ? <i64>d.n : -1; }
+  /** The folders the operator granted (context.mounts): objects with path and read_only. */
+  get mounts(): JSONValue { const m = this.context.get("mounts"); return m != null && m.isArray ? m : JSONValue.array(); }
+}
