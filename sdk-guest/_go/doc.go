@@ -23,6 +23,16 @@
 // mcpwasm's host functions (extism:host/user) directly and depends on nothing
 // but the standard library.
 //
+// Resources and resource templates, prompts, and completion live in the
+// packages resources, prompts and completion, each with the exports of its
+// feature. A plugin that does not import them does not export them, so the
+// host does not advertise capabilities the plugin lacks.
+//
+// Every handler's request embeds [Host]: the call's [Context] and the host
+// functions (progress, logging, sampling, elicitation, roots, and the
+// resource-updated and list-changed notifications). Only the host functions
+// a plugin calls become imports of its module.
+//
 // A handler's error becomes a CallToolResult with isError set and the error's
 // text as content, which is how ABI.md prefers tools to fail. Under standard Go
 // a panic in a handler is recovered into such a result as well. TinyGo cannot

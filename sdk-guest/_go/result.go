@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+
+	"github.com/mcpwasm/mcpwasm/sdk-guest/go/internal/guest"
 )
 
 // Result is an MCP CallToolResult.
@@ -71,15 +73,7 @@ func Error(msg string) *Result {
 
 // marshal is json.Marshal without HTML escaping: "<" stays "<" in the text
 // a model reads, instead of becoming "\u003c".
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
+func marshal(v any) ([]byte, error) { return guest.Marshal(v) }
 
 // JSON answers v encoded as JSON: as structuredContent when it encodes as an
 // object, and always as a text block holding the same JSON, for clients that

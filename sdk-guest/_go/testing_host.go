@@ -6,21 +6,21 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/mcpwasm/mcpwasm/sdk-guest/go/internal/guest"
 )
 
-// Off wasip1 there is no Extism kernel: this file stands in for it so that
-// handlers can be tested with plain `go test`. Nothing here is in a plugin.
+// Off wasip1 there is no Extism kernel: an in-process stand-in replaces it
+// so that handlers can be tested with plain `go test`. Nothing here is in a
+// plugin. The resources, prompts and completion packages have their own
+// Invoke helpers on the same stand-in.
 
-var testHost struct {
-	err      string
-	config   map[string]string
-	notes    []Notification
-	requests func(fn string, params json.RawMessage) json.RawMessage
-}
-
-// Notification is a host function call a tool made during [Invoke]:
-// Function is "notify_progress" or "notify_logging_message" and Payload its
-// JSON argument.
+// Notification is a host function call a handler made during a test
+// invocation: Function is its name ("notify_progress",
+// "notify_logging_message", "notify_resource_updated",
+// "notify_tool_list_changed", "notify_resource_list_changed" or
+// "notify_prompt_list_changed") and Payload its JSON argument, nil for the
+// list_changed functions, which take none.
 type Notification struct {
 	Function string
 	Payload  json.RawMessage
@@ -32,7 +32,7 @@ type Invocation struct {
 	Output []byte
 	// Result is Output decoded.
 	Result Result
-	// Notifications are the progress and log notifications sent, in order.
+	// Notifications are the notifications sent, in order.
 	Notifications []Notification
 	// Err is set when call_tool failed outright (error_set and a non-zero
 	// return), which only a malformed input causes.
@@ -68,12 +68,12 @@ func Invoke(tool, arguments string) Invocation {
 // InvokeInput runs call_tool with a complete input envelope,
 // {"request": CallToolParams, "context": Context}.
 func InvokeInput(input []byte) Invocation {
-	testHost.err, testHost.notes = "", nil
+	guest.BeginTest()
 	out, err := callTool(input)
-	inv := Invocation{Output: out, Err: err, Notifications: testHost.notes}
+	inv := Invocation{Output: out, Err: err, Notifications: TestNotifications()}
 	if err == nil {
-		if testHost.err != "" { // what the host would see after a trap, in TinyGo
-			inv.Err = errors.New(testHost.err)
+		if guest.Test.Err != "" { // what the host would see after a trap, in TinyGo
+			inv.Err = errors.New(guest.Test.Err)
 		}
 		if jerr := json.Unmarshal(out, &inv.Result); jerr != nil && inv.Err == nil {
 			inv.Err = errors.New("call_tool answered invalid JSON: " + jerr.Error())
@@ -82,37 +82,30 @@ func InvokeInput(input []byte) Invocation {
 	return inv
 }
 
+// TestNotifications returns the notifications sent since the last test
+// invocation began (Invoke here, or those of the resources, prompts and
+// completion packages). The invocations report them already; this is for
+// helpers built on top of them.
+func TestNotifications() []Notification {
+	var out []Notification
+	for _, n := range guest.Test.Notes {
+		out = append(out, Notification{n.Function, n.Payload})
+	}
+	return out
+}
+
 // ListTools runs list_tools: the ListToolsResult JSON, or the message the
-// host would refuse the plugin with.
+// host would refuse the plugin with. It also runs the checks of the
+// resources, prompts and completion packages, as list_tools does.
 func ListTools() ([]byte, error) { return listToolsJSON() }
 
 // SetTestConfig sets what [Config] returns in tests; nil clears it.
-func SetTestConfig(config map[string]string) { testHost.config = config }
+func SetTestConfig(config map[string]string) { guest.Test.Config = config }
 
 // SetTestRequests sets how CreateMessage, Elicit and ListRoots are answered
 // in tests: fn is the host function name ("create_message",
 // "create_elicitation", "list_roots"). Without it they answer an error, as a
 // client without the capability would.
 func SetTestRequests(answer func(fn string, params json.RawMessage) json.RawMessage) {
-	testHost.requests = answer
-}
-
-func hostSetError(msg string) { testHost.err = msg }
-
-func hostClearError() { testHost.err = "" }
-
-func hostConfig(key string) (string, bool) {
-	v, ok := testHost.config[key]
-	return v, ok
-}
-
-func hostNotify(fn string, payload []byte) {
-	testHost.notes = append(testHost.notes, Notification{fn, json.RawMessage(payload)})
-}
-
-func hostCall(fn string, payload []byte) []byte {
-	if testHost.requests == nil {
-		return []byte(`{"error":{"message":"the client does not support ` + fn + `"}}`)
-	}
-	return testHost.requests(fn, payload)
+	guest.Test.Answer = answer
 }

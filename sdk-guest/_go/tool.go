@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sort"
 	"strings"
+
+	"github.com/mcpwasm/mcpwasm/sdk-guest/go/internal/guest"
 )
 
 // Handler runs one tool call. Returning an error makes the call's result an
@@ -83,8 +85,9 @@ type toolJSON struct {
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 }
 
-// listToolsJSON checks every registered tool and answers the MCP
-// ListToolsResult. An error names the tool at fault.
+// listToolsJSON checks every registered tool, and what the optional packages
+// declared, and answers the MCP ListToolsResult. An error names the tool,
+// resource or prompt at fault.
 func listToolsJSON() ([]byte, error) {
 	list := make([]toolJSON, 0, len(tools))
 	seen := make(map[string]bool, len(tools))
@@ -118,6 +121,12 @@ func listToolsJSON() ([]byte, error) {
 		}
 		list = append(list, tj)
 	}
+	// The resources, prompts and completion packages check what was
+	// declared through them here: list_tools is the first export the host
+	// calls, so a mistake stops the plugin from loading.
+	if err := guest.Check(); err != nil {
+		return nil, err
+	}
 	return marshal(struct {
 		Tools []toolJSON `json:"tools"`
 	}{list})
@@ -147,7 +156,4 @@ func objectSchema(s string) (json.RawMessage, error) {
 	return json.RawMessage(s), nil
 }
 
-func quote(s string) string {
-	b, _ := marshal(s)
-	return string(b)
-}
+func quote(s string) string { return guest.Quote(s) }

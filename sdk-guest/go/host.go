@@ -89,11 +89,11 @@ func (h *Host) NotifyResourceUpdated(uri string) {
 	}
 }
 
-// NotifyToolListChanged says the plugin's tools changed: the host calls
-// list_tools again, shortly after this call, and tells clients
-// (notifications/tools/list_changed). Registrations are per instance, so the
-// new list is whatever the plugin's init functions register now, for example
-// depending on a file in a mount.
+// NotifyToolListChanged says the plugin's tools changed: after this call the
+// host reads the list again and tells clients
+// (notifications/tools/list_changed). The host reads it from a fresh
+// instance, so the new list differs only if init registers tools
+// conditionally (on Config, for example).
 func (h *Host) NotifyToolListChanged() { guest.NotifyToolListChanged() }
 
 // NotifyResourceListChanged is NotifyToolListChanged for resources and

@@ -1,36 +1,12 @@
 //go:build wasip1
 
-package mcpwasm
+package guest
 
 import (
 	"encoding/binary"
 	"os"
 	"strconv"
 )
-
-// The module's exports. Extism calls each as () -> i32 with its input and
-// output in the kernel.
-
-//go:wasmexport mcpwasm_abi_version
-func exportABIVersion() int32 { return ABIVersion }
-
-//go:wasmexport list_tools
-func exportListTools() int32 {
-	out, err := listToolsJSON()
-	if err != nil {
-		return fail(err.Error())
-	}
-	return output(out)
-}
-
-//go:wasmexport call_tool
-func exportCallTool() int32 {
-	out, err := callTool(readInput())
-	if err != nil {
-		return fail(err.Error())
-	}
-	return output(out)
-}
 
 // The Extism kernel (extism:host/env). Offsets and lengths are i64; a
 // "handle" is the offset of a block in the kernel's own memory.
@@ -71,8 +47,8 @@ func kErrorSet(h uint64)
 //go:wasmimport extism:host/env config_get
 func kConfigGet(h uint64) uint64
 
-// mcpwasm's host functions (extism:host/user, ABI.md §6). Only those a
-// plugin actually calls end up among its imports.
+// mcpwasm's host functions (extism:host/user, ABI.md §6). Each is called by
+// one Go function below, so only those a plugin calls become its imports.
 
 //go:wasmimport extism:host/user notify_progress
 func hNotifyProgress(h uint64)
@@ -89,10 +65,32 @@ func hCreateElicitation(h uint64) uint64
 //go:wasmimport extism:host/user list_roots
 func hListRoots() uint64
 
-// readInput copies the call's input out of the kernel, eight bytes per host
+//go:wasmimport extism:host/user notify_resource_updated
+func hNotifyResourceUpdated(h uint64)
+
+//go:wasmimport extism:host/user notify_tool_list_changed
+func hNotifyToolListChanged()
+
+//go:wasmimport extism:host/user notify_resource_list_changed
+func hNotifyResourceListChanged()
+
+//go:wasmimport extism:host/user notify_prompt_list_changed
+func hNotifyPromptListChanged()
+
+// Serve runs one export: run gets the call's input and answers its output,
+// or an error that fails the export (error_set, return 1).
+func Serve(run func(input []byte) ([]byte, error)) int32 {
+	out, err := run(Input())
+	if err != nil {
+		return Fail(err.Error())
+	}
+	return Output(out)
+}
+
+// Input copies the call's input out of the kernel, eight bytes per host
 // call. input_load_u64 is a native host function, the cheap path; the
 // byte-wise kernel calls are used only for inputs shorter than 8 bytes.
-func readInput() []byte {
+func Input() []byte {
 	n := kInputLength()
 	buf := make([]byte, n)
 	var i uint64
@@ -160,9 +158,10 @@ func storeWords(h uint64, b []byte) {
 	}
 }
 
-// output sets the export's output. The block is allocated rounded up to 8
-// bytes so it is written in whole words; output_set carries the true length.
-func output(b []byte) int32 {
+// Output sets the export's output and returns 0, or 1 if the kernel is out
+// of memory. The block is allocated rounded up to 8 bytes so it is written
+// in whole words; output_set carries the true length.
+func Output(b []byte) int32 {
 	n := uint64(len(b))
 	h := kAlloc((n + 7) &^ 7)
 	if h == 0 && n > 0 {
@@ -178,9 +177,10 @@ func output(b []byte) int32 {
 	return 0
 }
 
-// fail makes the export fail with msg (error_set, return 1).
-func fail(msg string) int32 {
-	hostSetError(msg)
+// Fail makes the export fail with msg (error_set) and returns 1, the value
+// the export should return.
+func Fail(msg string) int32 {
+	SetError(msg)
 	return 1
 }
 
@@ -190,15 +190,18 @@ func outOfMemory(n uint64) int32 {
 	return 1
 }
 
-func hostSetError(msg string) {
+// SetError sets the call's error message (error_set).
+func SetError(msg string) {
 	if h := writeBlock([]byte(msg)); h != 0 {
 		kErrorSet(h)
 	}
 }
 
-func hostClearError() { kErrorSet(0) }
+// ClearError clears the error message again.
+func ClearError() { kErrorSet(0) }
 
-func hostConfig(key string) (string, bool) {
+// Config reads a value of the plugin's config table (config_get).
+func Config(key string) (string, bool) {
 	k := writeBlock([]byte(key))
 	if k == 0 {
 		return "", false
@@ -210,37 +213,64 @@ func hostConfig(key string) (string, bool) {
 	return string(readBlock(h)), true
 }
 
-func hostNotify(fn string, payload []byte) {
-	h := writeBlock(payload)
-	if h == 0 {
-		return
-	}
-	switch fn {
-	case notifyProgress:
+// NotifyProgress calls notify_progress with a JSON payload.
+func NotifyProgress(payload []byte) {
+	if h := writeBlock(payload); h != 0 {
 		hNotifyProgress(h)
-	case notifyLog:
+	}
+}
+
+// NotifyLoggingMessage calls notify_logging_message with a JSON payload.
+func NotifyLoggingMessage(payload []byte) {
+	if h := writeBlock(payload); h != 0 {
 		hNotifyLoggingMessage(h)
 	}
 }
 
-func hostCall(fn string, payload []byte) []byte {
-	var h uint64
-	switch fn {
-	case requestRoots:
-		h = hListRoots()
-	default:
-		p := writeBlock(payload)
-		if p == 0 {
-			return []byte(`{"error":{"message":"out of kernel memory for the request"}}`)
-		}
-		if fn == requestSampling {
-			h = hCreateMessage(p)
-		} else {
-			h = hCreateElicitation(p)
-		}
+// NotifyResourceUpdated calls notify_resource_updated with a JSON payload.
+func NotifyResourceUpdated(payload []byte) {
+	if h := writeBlock(payload); h != 0 {
+		hNotifyResourceUpdated(h)
 	}
+}
+
+// NotifyToolListChanged calls notify_tool_list_changed.
+func NotifyToolListChanged() { hNotifyToolListChanged() }
+
+// NotifyResourceListChanged calls notify_resource_list_changed.
+func NotifyResourceListChanged() { hNotifyResourceListChanged() }
+
+// NotifyPromptListChanged calls notify_prompt_list_changed.
+func NotifyPromptListChanged() { hNotifyPromptListChanged() }
+
+// CreateMessage calls create_message with a JSON payload and returns the
+// host's JSON answer.
+func CreateMessage(payload []byte) []byte {
+	p := writeBlock(payload)
+	if p == 0 {
+		return noMemory()
+	}
+	return answer(hCreateMessage(p))
+}
+
+// CreateElicitation calls create_elicitation with a JSON payload and returns
+// the host's JSON answer.
+func CreateElicitation(payload []byte) []byte {
+	p := writeBlock(payload)
+	if p == 0 {
+		return noMemory()
+	}
+	return answer(hCreateElicitation(p))
+}
+
+// ListRoots calls list_roots and returns the host's JSON answer.
+func ListRoots() []byte { return answer(hListRoots()) }
+
+func noMemory() []byte { return ErrorJSON("out of kernel memory for the request") }
+
+func answer(h uint64) []byte {
 	if h == 0 {
-		return []byte(`{"error":{"message":"the host answered nothing"}}`)
+		return ErrorJSON("the host answered nothing")
 	}
 	return readBlock(h)
 }

@@ -1,0 +1,64 @@
+//go:build !wasip1
+
+package completion
+
+import (
+	"encoding/json"
+	"errors"
+
+	mcpwasm "github.com/mcpwasm/mcpwasm/sdk-guest/go"
+	"github.com/mcpwasm/mcpwasm/sdk-guest/go/internal/guest"
+)
+
+// Invocation is the outcome of [Invoke]: what the host would have received
+// from complete.
+type Invocation struct {
+	// Output is complete's output, the CompleteResult JSON; nil when the
+	// request failed.
+	Output []byte
+	// Values, Total and HasMore are Output's completion, decoded.
+	Values  []string
+	Total   int
+	HasMore bool
+	// Notifications are the notifications the handler sent, in order.
+	Notifications []mcpwasm.Notification
+	// Err is the failure the host would answer the client with, as a
+	// JSON-RPC error.
+	Err error
+}
+
+// Invoke completes the argument (or template variable) of ref for the typed
+// value, the way the host's complete would, with a context naming plugin
+// "test". It is available off wasip1 only, for tests.
+func Invoke(ref Ref, argument, value string) Invocation {
+	in, _ := json.Marshal(map[string]any{
+		"request": map[string]any{"ref": ref, "argument": map[string]string{"name": argument, "value": value}},
+		"context": map[string]any{"plugin": "test", "deadline_ms": 5000},
+	})
+	return InvokeInput(in)
+}
+
+// InvokeInput runs complete with a complete input envelope,
+// {"request": CompleteRequest params, "context": Context}.
+func InvokeInput(input []byte) Invocation {
+	guest.BeginTest()
+	out, err := complete(input)
+	inv := Invocation{Output: out, Err: err, Notifications: mcpwasm.TestNotifications()}
+	if err == nil {
+		if guest.Test.Err != "" {
+			inv.Err = errors.New(guest.Test.Err)
+		}
+		var res struct {
+			Completion struct {
+				Values  []string `json:"values"`
+				Total   int      `json:"total"`
+				HasMore bool     `json:"hasMore"`
+			} `json:"completion"`
+		}
+		if jerr := json.Unmarshal(out, &res); jerr != nil && inv.Err == nil {
+			inv.Err = errors.New("complete answered invalid JSON: " + jerr.Error())
+		}
+		inv.Values, inv.Total, inv.HasMore = res.Completion.Values, res.Completion.Total, res.Completion.HasMore
+	}
+	return inv
+}
