@@ -2,6 +2,7 @@
 
 import { JSONValue, parseJSON, jsonError } from "./json";
 import { inputString, outputString, setError } from "./host";
+import { Request } from "./envelope";
 
 /** A tool handler. Return ToolResult.error(...) for failures the model should see. */
 export type Handler = (call: Call) => ToolResult;
@@ -37,10 +38,11 @@ export function registerTool(name: string, description: string, inputSchema: str
  * isError result naming the argument, whatever the handler returns. (The host
  * validates arguments against inputSchema first, so this is rare.)
  */
-export class Call {
+export class Call extends Request {
   /** The first argument error, if any. */
   argError: string | null = null;
-  constructor(public name: string, public args: JSONValue, public meta: JSONValue, public context: JSONValue) {}
+  /** A call of tool `name`; the SDK builds it from call_tool's input. */
+  constructor(public name: string, public args: JSONValue, meta: JSONValue, context: JSONValue) { super(context, meta); }
 
   /** An argument, or null if it is absent or JSON null. */
   arg(key: string): JSONValue | null {
@@ -73,11 +75,6 @@ export class Call {
   optNumber(key: string, dflt: f64): f64 { const v = this.typed(key, NUMBER, false); return v == null ? dflt : v.n; }
   optInteger(key: string, dflt: i64): i64 { const v = this.typed(key, INTEGER, false); return v == null ? dflt : <i64>v.n; }
   optBoolean(key: string, dflt: bool): bool { const v = this.typed(key, BOOLEAN, false); return v == null ? dflt : v.b; }
-
-  /** The plugin's configured name. */
-  get plugin(): string { const p = this.context.get("plugin"); return p != null && p.isString ? p.s : ""; }
-  /** Milliseconds before the host stops this call, or -1 if it did not say. */
-  get deadlineMs(): i64 { const d = this.context.get("deadline_ms"); return d != null && d.isNumber ? <i64>d.n : -1; }
 }
 
 class JSONKindName { constructor(public type: string, public label: string) {} }

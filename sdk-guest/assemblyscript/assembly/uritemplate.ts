@@ -174,8 +174,19 @@ export class URITemplate {
       end++;
     }
     for (let e = end; e >= pos; e--) {
-      if (bind(part, uri.substring(pos, e), out) && this.matchFrom(uri, k + 1, e, out)) return true;
-      for (let v = 0; v < part.vars.length; v++) out.delete(part.vars[v].name);
+      const local = new Map<string, string>();
+      if (!bind(part, uri.substring(pos, e), local)) continue;
+      // A variable used twice must have the same value both times.
+      const added = new Array<string>();
+      const names = local.keys();
+      let same = true;
+      for (let i = 0; i < names.length; i++) {
+        const n = names[i];
+        if (!out.has(n)) { out.set(n, local.get(n)); added.push(n); }
+        else if (out.get(n) != local.get(n)) same = false;
+      }
+      if (same && this.matchFrom(uri, k + 1, e, out)) return true;
+      for (let i = 0; i < added.length; i++) out.delete(added[i]);
     }
     return false;
   }
@@ -226,8 +237,8 @@ function bind(part: Part, s: string, out: Map<string, string>): bool {
     if (!s.startsWith(first)) return false;
     s = s.substring(first.length);
   }
-  const items = s.split(part.sep);
   if (part.named) {
+    const items = s.split(part.sep);
     for (let i = 0; i < items.length; i++) {
       const item = items[i];
       const eq = item.indexOf("=");
@@ -246,6 +257,7 @@ function bind(part: Part, s: string, out: Map<string, string>): bool {
     // One variable: commas (and, for explode, separators) belong to the value.
     return validValue(part, last.explode ? s.replaceAll(part.sep, "") : s, true) && setVar(part, last, s, out);
   }
+  const items = s.split(part.sep);
   if (items.length > vars.length && !last.explode) return false;
   for (let i = 0; i < items.length && i < vars.length; i++) {
     let raw = items[i];

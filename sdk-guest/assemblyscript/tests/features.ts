@@ -15,7 +15,7 @@ function features(call: Call): ToolResult {
   const out = JSONValue.object()
     .setNumber("n", <f64>n).setNumber("scaled", <f64>n * scale).setBool("loud", loud).setString("tag", tag)
     .setString("greeting", greeting == null ? "(none)" : greeting)
-    .setString("plugin", call.plugin).setNumber("deadline", <f64>call.deadlineMs);
+    .setString("plugin", call.plugin).setNumber("deadline", <f64>call.deadlineMs).set("mounts", call.mounts);
   const png = new Uint8Array(3);
   png[0] = 0x66; png[1] = 0x6f; png[2] = 0x6f;
   return ToolResult.json(out).withImage(png, "image/png").withMeta(JSONValue.object().setBool("x", true));

@@ -74,9 +74,10 @@ r = await f.listTools();
 assert.equal(r.output.tools[0].title, "Features");
 assert.deepEqual(r.output.tools[0].annotations, { readOnlyHint: true });
 assert.deepEqual(r.output.tools[0].outputSchema, { type: "object" });
-r = await f.callTool("features", { n: 4, tag: "t" }, { deadline_ms: 4998 });
+const mounts = [{ path: "/srv/data", read_only: true }];
+r = await f.callTool("features", { n: 4, tag: "t" }, { deadline_ms: 4998, mounts });
 assert.deepEqual(r.output.structuredContent,
-  { n: 4, scaled: 6, loud: false, tag: "t", greeting: "Hi", plugin: "test", deadline: 4998 });
+  { n: 4, scaled: 6, loud: false, tag: "t", greeting: "Hi", plugin: "test", deadline: 4998, mounts });
 assert.equal(r.output.content[0].text, JSON.stringify(r.output.structuredContent));
 assert.deepEqual(r.output.content[1], { type: "image", data: "Zm9v", mimeType: "image/png" });
 assert.deepEqual(r.output._meta, { x: true });

@@ -50,6 +50,8 @@ export function run(): string {
   match("u://{x,y}", "u://1,2", "x=1 y=2");
   match("u://{x,y}", "u://1", "x=1");
   match("u://{x,y}", "u://1,2,3", "no match");
+  match("u://{a}/{a}", "u://1/1", "a=1"); // a variable used twice has one value
+  match("u://{a}/{a}", "u://1/2", "no match");
 
   // Reserved {+var}: reserved characters kept, %XX not decoded.
   match("file:///{+path}", "file:///home/ada/notes.md", "path=home/ada/notes.md");
