@@ -5,11 +5,13 @@
 // AssemblyScript has no exceptions: parseJSON returns null on bad input and
 // jsonError() says why and where.
 
+/** The kind of a JSONValue. */
 export enum JSONKind { Null, Bool, Number, String, Array, Object }
 
 /** How deeply arrays and objects may nest in parseJSON's input. */
 export const DEFAULT_MAX_DEPTH: i32 = 128;
 
+/** A JSON value: one of the JSONKinds, with its payload in b, n, s or items/keys. */
 export class JSONValue {
   kind: JSONKind = JSONKind.Null;
   b: bool = false;

@@ -7,6 +7,7 @@ import { Request } from "./envelope";
 /** A tool handler. Return ToolResult.error(...) for failures the model should see. */
 export type Handler = (call: Call) => ToolResult;
 
+/** A registered tool; registerTool returns it for the optional builders. */
 export class Tool {
   title: string | null = null;
   outputSchema: string | null = null;
