@@ -108,6 +108,7 @@ func (h *Host) NotifyPromptListChanged() { guest.NotifyPromptListChanged() }
 // call's deadline passed.
 type HostError struct{ Message string }
 
+// Error returns the host's message.
 func (e *HostError) Error() string { return e.Message }
 
 // CreateMessage asks the client's model for a completion (MCP sampling).
