@@ -65,7 +65,7 @@ type completer struct {
 
 var completers []completer
 
-func init() { guest.AddCheck(check) }
+func init() { guest.AddReferenceCheck(check) }
 
 // ForPrompt registers h to complete the argument of the prompt the plugin
 // declares as prompt (with package prompts). Call it from an init function.

@@ -4,7 +4,7 @@ package guest
 // their own exports, so a plugin links only the exports of the packages it
 // imports. What one package needs to know of another goes through here.
 
-var checks []func() error
+var checks, referenceChecks []func() error
 
 // AddCheck registers a load-time check. list_tools, which the host always
 // calls first when it loads a plugin, runs every check and fails with the
@@ -12,11 +12,18 @@ var checks []func() error
 // mistake instead of serving a plugin that silently lacks something.
 func AddCheck(check func() error) { checks = append(checks, check) }
 
+// AddReferenceCheck registers a load-time check of references to what other
+// packages declare. Reference checks run after every AddCheck check, so a
+// broken declaration is reported as itself rather than as a missing one.
+func AddReferenceCheck(check func() error) { referenceChecks = append(referenceChecks, check) }
+
 // Check runs the registered checks and returns the first error.
 func Check() error {
-	for _, c := range checks {
-		if err := c(); err != nil {
-			return err
+	for _, list := range [][]func() error{checks, referenceChecks} {
+		for _, c := range list {
+			if err := c(); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
