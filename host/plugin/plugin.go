@@ -168,8 +168,9 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 	}
 	if !(exports[abi.ExportListTools] && exports[abi.ExportCallTool]) &&
 		!(exports[abi.ExportDescribe] && exports[abi.ExportCall]) &&
-		!exports[abi.ExportListResources] && !exports[abi.ExportListPrompts] {
-		return nil, errors.New("exports none of the ABI's entry points: a tool plugin exports list_tools and call_tool (or the legacy describe and call)")
+		!exports[abi.ExportListResources] && !exports[abi.ExportListResourceTemplates] && !exports[abi.ExportListPrompts] {
+		return nil, errors.New("exports none of the ABI's entry points: a tool plugin exports list_tools and call_tool (or the legacy describe and call); " +
+			"a resource or prompt plugin exports list_resources, list_resource_templates or list_prompts")
 	}
 
 	manifest := extism.Manifest{

@@ -165,3 +165,19 @@ func TestURLElicitationCompleted(t *testing.T) {
 		t.Fatal("no notifications/elicitation/complete")
 	}
 }
+
+// TestTemplatesOnlyPlugin: a plugin that offers nothing but a resource
+// template loads and serves it.
+func TestTemplatesOnlyPlugin(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "templates_only"})
+	cs := connectVersion(t, srv, nil, "2025-11-25")
+	ctx := context.Background()
+	lt, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(lt.ResourceTemplates) != 1 || lt.ResourceTemplates[0].URITemplate != "tpl://notes/{id}" {
+		t.Fatalf("resources/templates/list: %v %s", err, mustJSON(lt))
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "tpl://notes/1"})
+	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "note" {
+		t.Fatalf("read tpl://notes/1: %v %s", err, mustJSON(rr))
+	}
+}
