@@ -25,14 +25,14 @@ func TestListTools(t *testing.T) {
 	withTools(t, func() {
 		Tool("upper", "Upper-case", objSchema, func(*Call) (*Result, error) { return nil, nil }).
 			Title("Upper").OutputSchema(`{"type":"object"}`).Annotations(`{"readOnlyHint":true}`)
-		Tool("a.b-c_9", "", `{"type":"object"}`, func(*Call) (*Result, error) { return nil, nil })
+		Tool("a-b-c_9", "", `{"type":"object"}`, func(*Call) (*Result, error) { return nil, nil })
 	})
 	out, err := ListTools()
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := `{"tools":[{"name":"upper","title":"Upper","description":"Upper-case","inputSchema":` + objSchema +
-		`,"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}},{"name":"a.b-c_9","inputSchema":{"type":"object"}}]}`
+		`,"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}},{"name":"a-b-c_9","inputSchema":{"type":"object"}}]}`
 	if string(out) != want {
 		t.Errorf("got  %s\nwant %s", out, want)
 	}
@@ -45,6 +45,7 @@ func TestListToolsRefusesMistakes(t *testing.T) {
 		register   func()
 	}{
 		{"bad name", `tool name "a b" may contain only`, func() { Tool("a b", "", objSchema, h) }},
+		{"dotted name", `tool name "a.b" may contain only`, func() { Tool("a.b", "", objSchema, h) }},
 		{"empty name", `must be 1 to 64 characters`, func() { Tool("", "", objSchema, h) }},
 		{"long name", `must be 1 to 64 characters`, func() { Tool(strings.Repeat("x", 65), "", objSchema, h) }},
 		{"duplicate", `tool "x" is registered twice`, func() { Tool("x", "", objSchema, h); Tool("x", "", objSchema, h) }},

@@ -32,7 +32,7 @@ var tools []*ToolDef
 // Tool registers a tool. Call it from an init function (or main's package
 // variables): the host asks for the list once, when it loads the plugin.
 //
-// name must match [A-Za-z0-9_.-]{1,64}; inputSchema is a JSON Schema object
+// name must match [A-Za-z0-9_-]{1,64} (the host's rule, and what model APIs accept); inputSchema is a JSON Schema object
 // with "type": "object". The host validates each call's arguments against it
 // before the plugin runs, so a handler sees only arguments that fit. Mistakes
 // here (a bad name, a duplicate, an invalid schema) make list_tools fail, and
@@ -138,8 +138,8 @@ func validName(name string) error {
 	}
 	for i := 0; i < len(name); i++ {
 		c := name[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
-			return errors.New("tool name " + quote(name) + " may contain only A-Z, a-z, 0-9, '_', '.' and '-'")
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return errors.New("tool name " + quote(name) + " may contain only A-Z, a-z, 0-9, '_' and '-'")
 		}
 	}
 	return nil

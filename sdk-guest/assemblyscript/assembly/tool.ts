@@ -137,7 +137,7 @@ export function base64(data: Uint8Array): string {
 }
 
 function isNameChar(c: i32): bool {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x5f || c == 0x2d || c == 0x2e;
+  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x5f || c == 0x2d;
 }
 
 function schemaOf(t: Tool, what: string, text: string): JSONValue | null {
@@ -158,7 +158,7 @@ export function listTools(): i32 {
     const t = tools[i];
     let ok = t.name.length > 0 && t.name.length <= 64;
     for (let k = 0; k < t.name.length; k++) ok = ok && isNameChar(t.name.charCodeAt(k));
-    if (!ok) { setError("tool name \"" + t.name + "\" must be 1-64 characters of [A-Za-z0-9_.-]"); return 1; }
+    if (!ok) { setError("tool name \"" + t.name + "\" must be 1-64 characters of [A-Za-z0-9_-]"); return 1; }
     for (let j = 0; j < i; j++) {
       if (tools[j].name == t.name) { setError("tool " + t.name + " is declared twice"); return 1; }
     }

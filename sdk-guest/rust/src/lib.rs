@@ -89,9 +89,9 @@ impl Tool {
     /// The MCP `Tool` object, or why the declaration is wrong.
     pub fn to_value(&self) -> Result<Value, String> {
         let name = self.name;
-        let ok_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-' || c == '.';
+        let ok_char = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
         if name.is_empty() || name.len() > 64 || !name.chars().all(ok_char) {
-            return Err(format!("tool name {:?} must be 1-64 characters of [A-Za-z0-9_.-]", name));
+            return Err(format!("tool name {:?} must be 1-64 characters of [A-Za-z0-9_-]", name));
         }
         let schema = |what: &str, text: &str| -> Result<Value, String> {
             let v = json::parse(text).map_err(|e| format!("tool {}: {} is not valid JSON: {}", name, what, e))?;

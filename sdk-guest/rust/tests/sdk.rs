@@ -40,7 +40,10 @@ fn rejects_bad_declarations() {
         Ok(ToolResult::text(""))
     }
     let e = list_tools(&[Tool::new("bad name", "", "{}", h)]).unwrap_err();
-    assert!(e.contains("[A-Za-z0-9_.-]"), "{}", e);
+    assert!(e.contains("[A-Za-z0-9_-]"), "{}", e);
+    // Dots are refused, as the host refuses them (and model APIs do).
+    let e = list_tools(&[Tool::new("a.b", "", r#"{"type":"object"}"#, h)]).unwrap_err();
+    assert!(e.contains("\"a.b\""), "{}", e);
     let e = list_tools(&[Tool::new("t", "", "{\"type\":", h)]).unwrap_err();
     assert!(e.contains("tool t: inputSchema is not valid JSON"), "{}", e);
     let e = list_tools(&[Tool::new("t", "", r#"{"type":"string"}"#, h)]).unwrap_err();
