@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds every test fixture from source into testdata/wasm/. Idempotent;
 # silent on success. Needs wat2wasm (wabt), Debian's rustc 1.63 and cargo with
-# the wasm32-wasi std, Go, and node/npm (scripts/install-toolchains.sh installs
-# them all).
+# the wasm32-wasi std, Go, node/npm, and TinyGo for sdk_tinygo
+# (scripts/install-toolchains.sh installs them all; sdk-go/build.sh names a
+# missing TinyGo).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=$here/wasm
