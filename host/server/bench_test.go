@@ -60,3 +60,24 @@ func benchCall(b *testing.B, cs *mcp.ClientSession, name string) {
 		}
 	}
 }
+
+// BenchmarkSDKGreet is the same tools/call round trip as BenchmarkToolsCall
+// for the parity plugin each guest SDK builds (testdata/SDK-PARITY.md):
+// greet {"name":"Ada"}, so the languages compare like for like.
+func BenchmarkSDKGreet(b *testing.B) {
+	for _, lang := range parityLangs {
+		b.Run(lang, func(b *testing.B) {
+			srv, _ := newServer(b, false, loadSpec{name: "sdk_" + lang})
+			cs := connectVersion(b, srv, nil, "2025-11-25")
+			ctx := context.Background()
+			params := &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "Ada"}}
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, params)
+				if err != nil || res.IsError {
+					b.Fatalf("%v %v", err, res)
+				}
+			}
+		})
+	}
+}
