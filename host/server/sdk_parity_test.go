@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -56,9 +55,7 @@ func TestSDKParity(t *testing.T) {
 // parityClient is a client with every capability, recording what the
 // server sends it.
 type parityClient struct {
-	mu       sync.Mutex
-	progress []*mcp.ProgressNotificationParams
-	logs     []*mcp.LoggingMessageParams
+	recorder          // progress and log notifications, under recorder.mu
 	events   []string // "updated <uri>", "tools", "resources", "prompts"
 	sampled  int
 }
@@ -69,24 +66,13 @@ func (p *parityClient) record(e string) { p.mu.Lock(); p.events = append(p.event
 // answers sampling and elicitation and has one root.
 func (p *parityClient) connect(t *testing.T, srv *server.Server, version string, capable bool) *mcp.ClientSession {
 	t.Helper()
-	opts := &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			p.mu.Lock()
-			p.progress = append(p.progress, r.Params)
-			p.mu.Unlock()
-		},
-		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
-			p.mu.Lock()
-			p.logs = append(p.logs, r.Params)
-			p.mu.Unlock()
-		},
-		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
-			p.record("updated " + r.Params.URI)
-		},
-		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { p.record("tools") },
-		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { p.record("resources") },
-		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { p.record("prompts") },
+	opts := p.recorder.options()
+	opts.ResourceUpdatedHandler = func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+		p.record("updated " + r.Params.URI)
 	}
+	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { p.record("tools") }
+	opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { p.record("resources") }
+	opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { p.record("prompts") }
 	if capable {
 		opts.CreateMessageHandler = func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			p.mu.Lock()
