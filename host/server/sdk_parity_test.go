@@ -16,7 +16,7 @@ import (
 
 // parityLangs are the languages whose SDK builds the parity plugin
 // (testdata/SDK-PARITY.md): testdata/wasm/sdk_<lang>.wasm.
-var parityLangs = []string{"rust", "go", "tinygo", "as"}
+var parityLangs = []string{"rust", "go", "tinygo", "as", "c"}
 
 // TestSDKParity drives the parity plugin each guest SDK builds, through the
 // real server and go-sdk's client: every tool, resource, template, prompt and
