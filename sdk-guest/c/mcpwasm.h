@@ -444,6 +444,9 @@ const char *mcpwasm_native_output(void);
 const char *mcpwasm_native_error(void);
 /** Host functions called so far, one "name payload" line each. */
 const char *mcpwasm_native_calls(void);
+/** Byte-wise kernel calls (input_load_u8, load_u8, store_u8) so far: blocks
+ *  of 8 bytes or more should take none. */
+size_t mcpwasm_native_byte_calls(void);
 /** Sets a config value config_get returns. */
 void mcpwasm_native_set_config(const char *key, const char *value);
 /** What host function fn ("create_message", "create_elicitation",
@@ -504,6 +507,7 @@ static struct {
     mcpwasm_writer calls;
     const char *cfg_key[64], *cfg_val[64]; size_t ncfg;
     const char *ans_fn[8], *ans_json[8]; size_t nans;
+    size_t byte_calls;
 } mcpwasm__nk;
 static void mcpwasm__nk_bounds(uint64_t off, uint64_t n) {
     if (off + n > mcpwasm__nk.len || off + n < off) { fprintf(stderr, "mcpwasm native kernel: out of bounds\n"); abort(); }
@@ -511,6 +515,7 @@ static void mcpwasm__nk_bounds(uint64_t off, uint64_t n) {
 static uint64_t mcpwasm__input_length(void) { return mcpwasm__nk.input_len; }
 static uint32_t mcpwasm__input_load_u8(uint64_t off) {
     if (off >= mcpwasm__nk.input_len) abort();
+    mcpwasm__nk.byte_calls++;
     return (unsigned char)mcpwasm__nk.input[off];
 }
 static uint64_t mcpwasm__input_load_u64(uint64_t off) {
@@ -538,11 +543,11 @@ static uint64_t mcpwasm__length(uint64_t h) {
         if (mcpwasm__nk.boff[i] == h) return mcpwasm__nk.blen[i];
     return 0;
 }
-static uint32_t mcpwasm__load_u8(uint64_t off) { mcpwasm__nk_bounds(off, 1); return mcpwasm__nk.mem[off]; }
+static uint32_t mcpwasm__load_u8(uint64_t off) { mcpwasm__nk_bounds(off, 1); mcpwasm__nk.byte_calls++; return mcpwasm__nk.mem[off]; }
 static uint64_t mcpwasm__load_u64(uint64_t off) {
     uint64_t w; mcpwasm__nk_bounds(off, 8); memcpy(&w, mcpwasm__nk.mem + off, 8); return w;
 }
-static void mcpwasm__store_u8(uint64_t off, uint32_t b) { mcpwasm__nk_bounds(off, 1); mcpwasm__nk.mem[off] = (unsigned char)b; }
+static void mcpwasm__store_u8(uint64_t off, uint32_t b) { mcpwasm__nk_bounds(off, 1); mcpwasm__nk.byte_calls++; mcpwasm__nk.mem[off] = (unsigned char)b; }
 static void mcpwasm__store_u64(uint64_t off, uint64_t w) { mcpwasm__nk_bounds(off, 8); memcpy(mcpwasm__nk.mem + off, &w, 8); }
 static char *mcpwasm__nk_text(uint64_t h, uint64_t n) {
     char *s = (char *)malloc(n + 1);
@@ -600,6 +605,7 @@ void mcpwasm_native_set_input(const char *json) {
 }
 const char *mcpwasm_native_output(void) { return mcpwasm__nk.output ? mcpwasm__nk.output : ""; }
 const char *mcpwasm_native_error(void) { return mcpwasm__nk.error ? mcpwasm__nk.error : ""; }
+size_t mcpwasm_native_byte_calls(void) { return mcpwasm__nk.byte_calls; }
 const char *mcpwasm_native_calls(void) { return mcpwasm_w_text(&mcpwasm__nk.calls); }
 void mcpwasm_native_set_config(const char *key, const char *value) {
     if (mcpwasm__nk.ncfg < 64) { mcpwasm__nk.cfg_key[mcpwasm__nk.ncfg] = key; mcpwasm__nk.cfg_val[mcpwasm__nk.ncfg++] = value; }
@@ -1040,36 +1046,58 @@ bool mcpwasm_template_valid(const char *t) {
     }
     return true;
 }
-/* Backtracking matcher: t and u are the rest of the template and URI. */
-static bool mcpwasm__tmatch(const char *t, const char *u, mcpwasm_vars *vars) {
-    while (*t && *t != '{') {
+/* Backtracking matcher with a memo of failed (expression, URI offset) states,
+ * so it takes at most O(expressions * len(uri)^2) steps. */
+typedef struct mcpwasm__tm {
+    const char *u0;
+    size_t ulen, n;               /* URI length; bindings so far */
+    unsigned char *failed;        /* [expression][offset] */
+    const char *name[MCPWASM_MAX_VARS], *value[MCPWASM_MAX_VARS];
+    size_t name_len[MCPWASM_MAX_VARS], value_len[MCPWASM_MAX_VARS];
+} mcpwasm__tm;
+static bool mcpwasm__tmatch(mcpwasm__tm *m, const char *t, size_t x, const char *u) {
+    while (*t && *t != '{')
         if (*t++ != *u++) return false;
-    }
     if (!*t) return !*u;
+    size_t memo = x * (m->ulen + 1) + (size_t)(u - m->u0);
+    if (m->failed[memo]) return false;
     const char *close = strchr(t, '}'), *name = t + 1;
     char op = *name;
     if (strchr("+#./;?&", op)) name++;
     bool binds = (op == '+' || op == '#' || mcpwasm__varchar(op)) && strcspn(name, ",:*}") == (size_t)(close - name);
-    if (op == '#') { if (*u++ != '#') return false; }
-    size_t maxlen = strlen(u);
-    if (binds && op != '+' && op != '#') maxlen = strcspn(u, "/?#");
+    if (op == '#' && *u++ != '#') { m->failed[memo] = 1; return false; }
+    size_t maxlen = binds && op != '+' && op != '#' ? strcspn(u, "/?#") : strlen(u);
     for (size_t len = binds ? 1 : 0; len <= maxlen; len++) {
         /* prune: what follows the expression must come next in the URI */
-        if (close[1] && close[1] != '{' && u[len] != close[1]) continue;
-        if (!close[1] && u[len]) continue;
-        size_t n0 = vars ? vars->n : 0;
-        if (binds && vars && vars->n < MCPWASM_MAX_VARS) {
-            vars->name[vars->n] = mcpwasm__strndup(name, (size_t)(close - name));
-            vars->value[vars->n++] = mcpwasm__strndup(u, len);
+        if ((close[1] && close[1] != '{' && u[len] != close[1]) || (!close[1] && u[len])) continue;
+        size_t n0 = m->n;
+        if (binds) {
+            m->name[m->n] = name; m->name_len[m->n] = (size_t)(close - name);
+            m->value[m->n] = u; m->value_len[m->n++] = len;
         }
-        if (mcpwasm__tmatch(close + 1, u + len, vars)) return true;
-        if (vars) vars->n = n0;
+        if (mcpwasm__tmatch(m, close + 1, x + 1, u + len)) return true;
+        m->n = n0;
     }
+    m->failed[memo] = 1;
     return false;
 }
 bool mcpwasm_template_match(const char *tmpl, const char *uri, mcpwasm_vars *vars) {
+    mcpwasm__tm m;
     if (vars) vars->n = 0;
-    return mcpwasm_template_valid(tmpl) && mcpwasm__tmatch(tmpl, uri, vars);
+    if (!mcpwasm_template_valid(tmpl) || !uri) return false;
+    memset(&m, 0, sizeof m);
+    m.u0 = uri;
+    m.ulen = strlen(uri);
+    m.failed = (unsigned char *)calloc((MCPWASM_MAX_VARS + 1) * (m.ulen + 1), 1);
+    if (!m.failed) mcpwasm__oom();
+    bool ok = mcpwasm__tmatch(&m, tmpl, 0, uri);
+    free(m.failed);
+    for (size_t i = 0; ok && vars && i < m.n; i++) {
+        vars->name[i] = mcpwasm__strndup(m.name[i], m.name_len[i]);
+        vars->value[i] = mcpwasm__strndup(m.value[i], m.value_len[i]);
+        vars->n = i + 1;
+    }
+    return ok;
 }
 const char *mcpwasm_vars_get(const mcpwasm_vars *vars, const char *name) {
     for (size_t i = 0; i < vars->n; i++)
