@@ -1528,7 +1528,8 @@ int32_t mcpwasm_run_complete(const mcpwasm_completer *cs, size_t n) {
     mcpwasm_completion *c = NULL;
     bool known = type && (strcmp(type, "ref/prompt") == 0 || strcmp(type, "ref/resource") == 0);
     for (size_t i = 0; known && r.ref && r.argument && i < n && !c; i++)
-        if (cs[i].ref_type == r.ref_type && strcmp(cs[i].ref, r.ref) == 0 && strcmp(cs[i].argument, r.argument) == 0) {
+        if (cs[i].ref_type == r.ref_type && cs[i].ref && cs[i].argument && cs[i].handler &&
+            strcmp(cs[i].ref, r.ref) == 0 && strcmp(cs[i].argument, r.argument) == 0) {
             c = cs[i].handler(&r);
             if (!c) return mcpwasm__failf("complete %s %s: the completer returned nothing", r.ref, r.argument);
         }
