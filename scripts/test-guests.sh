@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the guest SDKs' and plugins' own tests (host-side, no MCP server):
 # the Rust SDK and plugins with Debian's cargo, the AssemblyScript SDK and plugins with
-# node, and the Go SDK with go test when it is present.
+# node, the C SDK with the host's C compilers, and the Go SDK and plugins
+# with go test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 say() { echo "test-guests: $*" >&2; }
@@ -12,6 +13,9 @@ for dir in sdk-guest/rust plugins/*/; do
 	say "$dir"
 	(cd "$dir" && RUSTC=/usr/bin/rustc RUSTDOC=/usr/bin/rustdoc /usr/bin/cargo test --quiet --offline 2>&1 | grep -v '^$' | tail -3)
 done
+
+say "sdk-guest/c"
+sdk-guest/c/test.sh
 
 for dir in sdk-guest/assemblyscript plugins/mdtools; do
 	say "$dir"
