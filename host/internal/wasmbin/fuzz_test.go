@@ -3,6 +3,7 @@ package wasmbin
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -135,6 +136,9 @@ func seeds(t testing.TB) [][]byte {
 	for _, b := range bombs {
 		out = append(out, b.build(1), b.build(0xFFFFFFF0))
 	}
+	for _, c := range dataMergeCases {
+		out = append(out, c.wasm)
+	}
 	return out
 }
 
@@ -198,16 +202,30 @@ func FuzzPreflight(f *testing.F) {
 				t.Fatalf("table %d: %+v became %+v (limit %d)", i, b, tb, limit)
 			}
 		}
-		if len(out) > 3*len(in) {
+		if len(out) > 3*len(in)+minFillBudget {
 			t.Fatalf("%d bytes became %d", len(in), len(out))
 		}
 		a, b := rawSections(t, in), rawSections(t, out)
 		if len(a) != len(b) {
 			t.Fatalf("%d sections became %d", len(a), len(b))
 		}
+		dataChanged, hasDataCount := false, false
 		for i := range a {
+			hasDataCount = hasDataCount || a[i][0] == secDataCount
+			if a[i][0] == secData && !bytes.Equal(a[i], b[i]) {
+				dataChanged = true
+				continue
+			}
 			if a[i][0] != secTable && !bytes.Equal(a[i], b[i]) {
 				t.Fatalf("section %d (id %d) changed", i, a[i][0])
+			}
+		}
+		if dataChanged {
+			if hasDataCount {
+				t.Fatal("data segments merged in a module with a data count section")
+			}
+			if n, m := len(decodeData(t, in)), len(decodeData(t, out)); m >= n {
+				t.Fatalf("the data section changed but its %d segments became %d", n, m)
 			}
 		}
 		again, _, err := Preflight(out, policy(limit))
@@ -215,8 +233,16 @@ func FuzzPreflight(f *testing.F) {
 			t.Fatalf("Preflight of its own output: err %v, changed %v", err, !bytes.Equal(again, out))
 		}
 		ok, _, _, p := wazeroCompiles(out)
-		if p != nil || (wazeroOK && !ok) {
-			t.Fatalf("wazero compiles the input (%v) but not the patched module (panic: %v)", wazeroOK, p)
+		if p != nil || wazeroOK != ok {
+			t.Fatalf("wazero compiles the input: %v, the patched module: %v (panic: %v)", wazeroOK, ok, p)
+		}
+		// Merged data segments: the patched module fails to instantiate
+		// exactly when the original does, or gives the same memory. (Memory
+		// is limited to 16 pages here; larger ones fail to compile in both.)
+		if dataChanged && ok {
+			if _, err := sameInstantiation(in, out, 16); err != nil && !errors.Is(err, errInconclusive) {
+				t.Fatal(err)
+			}
 		}
 	})
 }

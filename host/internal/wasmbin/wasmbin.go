@@ -3,7 +3,8 @@
 // imports, exports, memories, tables and custom section names, and rewrites
 // the table section so that every table has a maximum, because wazero
 // bounds table.grow only by a table's declared maximum, not by the memory
-// limit.
+// limit. It also merges data segments where that provably changes nothing
+// but the cost of instantiation (see datasegs.go).
 //
 // Input is untrusted: every count and length is checked against the bytes
 // actually present, nothing is allocated in proportion to a claimed size,
@@ -148,11 +149,17 @@ type Policy struct {
 // from p.AllowedNamespaces, import no memory and no table, and define no
 // table whose minimum exceeds p.MaxTableElements. It returns a copy of wasm
 // in which every defined table has a maximum of at most p.MaxTableElements,
-// and the Module of that copy. Only the table section is re-encoded (with
-// minimal LEB128s), and only if some table needed a new maximum; every
-// other byte is copied unchanged. wasm itself is never modified.
+// and the Module of that copy. In that copy, data segments that lie less
+// than 4 KiB apart are also merged into one, zeros filling the gaps, when
+// that provably leaves instantiation unchanged: the same memory contents,
+// and failure exactly when the original fails (see datasegs.go for the
+// conditions; standard Go emits tens of thousands of segments, which wazero
+// evaluates one by one on every instantiation). Only the table section
+// (if some table needed a new maximum) and the data section (if segments
+// merged) are re-encoded, with minimal LEB128s; every other byte is copied
+// unchanged. wasm itself is never modified.
 func Preflight(wasm []byte, p Policy) (patched []byte, m *Module, err error) {
-	m, tableSec, err := parse(wasm)
+	m, lay, err := parse(wasm)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -183,16 +190,36 @@ func Preflight(wasm []byte, p Policy) (patched []byte, m *Module, err error) {
 			rewrite = true
 		}
 	}
-	if !rewrite {
+	// The patches, in section order (the table section precedes data).
+	type patch struct {
+		at   span
+		id   byte
+		body []byte
+	}
+	var patches []patch
+	size := len(wasm) + 16
+	if rewrite {
+		body := encodeTables(m.Tables)
+		patches = append(patches, patch{lay.table, secTable, body})
+		size += len(body)
+	}
+	if body, ok := coalesceData(wasm, lay.data, lay.hasDataCount, m.Memories); ok {
+		patches = append(patches, patch{lay.data, secData, body})
+		size += len(body)
+	}
+	if len(patches) == 0 {
 		return slices.Clone(wasm), m, nil
 	}
-	body := encodeTables(m.Tables)
-	out := make([]byte, 0, len(wasm)+len(body)+16)
-	out = append(out, wasm[:tableSec.start]...)
-	out = append(out, secTable)
-	out = appendU64(out, uint64(len(body)))
-	out = append(out, body...)
-	out = append(out, wasm[tableSec.end:]...)
+	out := make([]byte, 0, size)
+	prev := 0
+	for _, p := range patches {
+		out = append(out, wasm[prev:p.at.start]...)
+		out = append(out, p.id)
+		out = appendU64(out, uint64(len(p.body)))
+		out = append(out, p.body...)
+		prev = p.at.end
+	}
+	out = append(out, wasm[prev:]...)
 	return out, m, nil
 }
 
@@ -215,25 +242,30 @@ func encodeTables(tables []Table) []byte {
 // span is the [start, end) of a whole section, id byte included.
 type span struct{ start, end int }
 
-// parse walks the sections. tableSec is the table section's span, or zero.
-func parse(wasm []byte) (*Module, span, error) {
+// layout is where parse found what Preflight may rewrite.
+type layout struct {
+	table, data  span // the table and data sections' spans, or zero
+	hasDataCount bool // the module has a data count section
+}
+
+// parse walks the sections.
+func parse(wasm []byte) (*Module, layout, error) {
 	if len(wasm) < 4 || string(wasm[:4]) != "\x00asm" {
-		return nil, span{}, errors.New("not a WebAssembly module (bad magic number)")
+		return nil, layout{}, errors.New("not a WebAssembly module (bad magic number)")
 	}
 	if len(wasm) < 8 {
-		return nil, span{}, errors.New("not a WebAssembly module (truncated header)")
+		return nil, layout{}, errors.New("not a WebAssembly module (truncated header)")
 	}
 	if v := wasm[4:8]; string(v) != "\x01\x00\x00\x00" {
 		if v[2] != 0 || v[3] != 0 {
-			return nil, span{}, errors.New("a WebAssembly component, not a core module: mcpwasm loads core modules (binary version 1)")
+			return nil, layout{}, errors.New("a WebAssembly component, not a core module: mcpwasm loads core modules (binary version 1)")
 		}
-		return nil, span{}, fmt.Errorf("unsupported WebAssembly binary version %d (mcpwasm loads version 1)", uint32(v[0])|uint32(v[1])<<8)
+		return nil, layout{}, fmt.Errorf("unsupported WebAssembly binary version %d (mcpwasm loads version 1)", uint32(v[0])|uint32(v[1])<<8)
 	}
 	m := &Module{}
-	var tableSec span
+	var lay layout
 	var counts [len(sectionRank)]int // entries of the function, code and data sections
 	var dataCount uint64
-	hasDataCount := false
 	localsLeft := localsBudget(len(wasm))
 	r := &reader{b: wasm, off: 8}
 	lastRank := 0
@@ -242,19 +274,19 @@ func parse(wasm []byte) (*Module, span, error) {
 		id, _ := r.byte()
 		size, err := r.u32()
 		if err != nil {
-			return nil, span{}, fmt.Errorf("%s section at offset %d: size: %w", sectionName(id), start, err)
+			return nil, layout{}, fmt.Errorf("%s section at offset %d: size: %w", sectionName(id), start, err)
 		}
 		if uint64(size) > uint64(r.left()) {
-			return nil, span{}, fmt.Errorf("%s section at offset %d: its %d bytes run past the end of the module (%d left)", sectionName(id), start, size, r.left())
+			return nil, layout{}, fmt.Errorf("%s section at offset %d: its %d bytes run past the end of the module (%d left)", sectionName(id), start, size, r.left())
 		}
 		body := &reader{b: r.b[:r.off+int(size)], off: r.off}
 		r.off += int(size)
 		if id != secCustom {
 			if int(id) >= len(sectionRank) || sectionRank[id] == 0 {
-				return nil, span{}, fmt.Errorf("unknown section id %d at offset %d", id, start)
+				return nil, layout{}, fmt.Errorf("unknown section id %d at offset %d", id, start)
 			}
 			if sectionRank[id] <= lastRank {
-				return nil, span{}, fmt.Errorf("%s section at offset %d is out of order or repeated", sectionName(id), start)
+				return nil, layout{}, fmt.Errorf("%s section at offset %d is out of order or repeated", sectionName(id), start)
 			}
 			lastRank = sectionRank[id]
 		}
@@ -278,7 +310,7 @@ func parse(wasm []byte) (*Module, span, error) {
 		case secFunction:
 			n, err = body.vec("function", func(int) error { return body.skipU32() })
 		case secTable:
-			tableSec = span{start, r.off}
+			lay.table = span{start, r.off}
 			err = parseTables(body, m)
 		case secMemory:
 			err = parseMemories(body, m)
@@ -294,25 +326,26 @@ func parse(wasm []byte) (*Module, span, error) {
 			err = parseElems(body)
 		case secDataCount:
 			dataCount, err = body.uleb(32)
-			hasDataCount = true
+			lay.hasDataCount = true
 		case secCode:
 			n, err = parseCode(body, &localsLeft)
 		case secData:
+			lay.data = span{start, r.off}
 			n, err = parseData(body)
 		}
 		counts[id] = n
 		if err != nil {
-			return nil, span{}, fmt.Errorf("%s section at offset %d: %w", sectionName(id), start, err)
+			return nil, layout{}, fmt.Errorf("%s section at offset %d: %w", sectionName(id), start, err)
 		}
 		if body.left() != 0 {
-			return nil, span{}, fmt.Errorf("%s section at offset %d: %d unexpected bytes after its contents", sectionName(id), start, body.left())
+			return nil, layout{}, fmt.Errorf("%s section at offset %d: %d unexpected bytes after its contents", sectionName(id), start, body.left())
 		}
 	}
 	if counts[secFunction] != counts[secCode] {
-		return nil, span{}, fmt.Errorf("%d functions declared but %d function bodies present (truncated module?)", counts[secFunction], counts[secCode])
+		return nil, layout{}, fmt.Errorf("%d functions declared but %d function bodies present (truncated module?)", counts[secFunction], counts[secCode])
 	}
-	if hasDataCount && dataCount != uint64(counts[secData]) {
-		return nil, span{}, fmt.Errorf("data count section says %d data segments but %d are present (truncated module?)", dataCount, counts[secData])
+	if lay.hasDataCount && dataCount != uint64(counts[secData]) {
+		return nil, layout{}, fmt.Errorf("data count section says %d data segments but %d are present (truncated module?)", dataCount, counts[secData])
 	}
-	return m, tableSec, nil
+	return m, lay, nil
 }
