@@ -19,7 +19,9 @@ import (
 	"github.com/tetratelabs/wazero/api"
 )
 
-// sleb is a minimal signed LEB128, written independently of appendS32.
+// sleb is a minimal signed LEB128, the standard algorithm (the same as
+// appendS32), used only to build test inputs. What Preflight writes with
+// appendS32 is checked by wazero decoding and instantiating it, not by this.
 func sleb(v int64) []byte {
 	var b []byte
 	for {
