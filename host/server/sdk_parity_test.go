@@ -235,6 +235,12 @@ func parityHostFunctions(t *testing.T, cs *mcp.ClientSession, p *parityClient) {
 	}
 
 	ctx := context.Background()
+	p.mu.Lock()
+	before := len(p.events)
+	p.mu.Unlock()
+	if before != 0 {
+		t.Fatalf("events before the guest asked for any: %v", p.events)
+	}
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "parity://about"}); err != nil {
 		t.Fatal(err)
 	}
