@@ -56,7 +56,7 @@ func TestSDKParity(t *testing.T) {
 // server sends it.
 type parityClient struct {
 	recorder          // progress and log notifications, under recorder.mu
-	events   []string // "updated <uri>", "tools", "resources", "prompts"
+	events   []string // "updated <uri>", "tools", "resources", "prompts", "elicitation <id>"
 	sampled  int
 }
 
@@ -73,6 +73,9 @@ func (p *parityClient) connect(t *testing.T, srv *server.Server, version string,
 	opts.ToolListChangedHandler = func(context.Context, *mcp.ToolListChangedRequest) { p.record("tools") }
 	opts.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) { p.record("resources") }
 	opts.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) { p.record("prompts") }
+	opts.ElicitationCompleteHandler = func(_ context.Context, r *mcp.ElicitationCompleteNotificationRequest) {
+		p.record("elicitation " + r.Params.ElicitationID)
+	}
 	if capable {
 		opts.CreateMessageHandler = func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			p.mu.Lock()
@@ -258,7 +261,7 @@ func parityHostFunctions(t *testing.T, cs *mcp.ClientSession, p *parityClient) {
 		}
 		return false
 	}
-	for _, e := range []string{"updated parity://about", "tools", "resources", "prompts"} {
+	for _, e := range []string{"updated parity://about", "tools", "resources", "prompts", "elicitation el-parity"} {
 		p.waitFor(t, e, func() bool { return has(e) })
 	}
 	// The lists were read again after the change and are still whole.
