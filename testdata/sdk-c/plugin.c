@@ -90,6 +90,7 @@ static mcpwasm_result *changed(const mcpwasm_call *c) {
     mcpwasm_notify_tool_list_changed();
     mcpwasm_notify_resource_list_changed();
     mcpwasm_notify_prompt_list_changed();
+    mcpwasm_notify_url_elicitation_completed("el-parity");
     return mcpwasm_text("changed");
 }
 
