@@ -17,7 +17,8 @@
  *
  * Memory: everything the SDK allocates comes from malloc and is never freed.
  * The host runs every export call in a fresh instance, so the memory dies with
- * it; a failed allocation traps with the message "out of memory".
+ * it. A failed allocation (malloc or the kernel's alloc) writes "out of memory"
+ * to stderr and traps, without error_set: the host reports out_of_memory.
  * Strings are UTF-8 and NUL-terminated unless a length is given. C11. */
 #ifndef MCPWASM_H
 #define MCPWASM_H
@@ -452,6 +453,9 @@ void mcpwasm_native_set_config(const char *key, const char *value);
 /** What host function fn ("create_message", "create_elicitation",
  *  "list_roots") answers; by default {"error":{"message":"no client"}}. */
 void mcpwasm_native_answer(const char *fn, const char *json);
+/** Makes the kernel's alloc fail (return 0) from now on, as when the host's
+ *  memory limit is reached; the next SDK store traps as out of memory. */
+void mcpwasm_native_fail_alloc(bool fail);
 #endif
 
 #ifdef __cplusplus
@@ -508,6 +512,7 @@ static struct {
     const char *cfg_key[64], *cfg_val[64]; size_t ncfg;
     const char *ans_fn[8], *ans_json[8]; size_t nans;
     size_t byte_calls;
+    bool fail_alloc;
 } mcpwasm__nk;
 static void mcpwasm__nk_bounds(uint64_t off, uint64_t n) {
     if (off + n > mcpwasm__nk.len || off + n < off) { fprintf(stderr, "mcpwasm native kernel: out of bounds\n"); abort(); }
@@ -525,6 +530,7 @@ static uint64_t mcpwasm__input_load_u64(uint64_t off) {
     return w;
 }
 static uint64_t mcpwasm__alloc(uint64_t n) {
+    if (mcpwasm__nk.fail_alloc) return 0;
     if (mcpwasm__nk.len == 0) mcpwasm__nk.len = 8; /* offset 0 means "none" */
     while (mcpwasm__nk.len + n > mcpwasm__nk.cap) {
         mcpwasm__nk.cap = mcpwasm__nk.cap ? mcpwasm__nk.cap * 2 : 4096;
@@ -613,12 +619,15 @@ void mcpwasm_native_set_config(const char *key, const char *value) {
 void mcpwasm_native_answer(const char *fn, const char *json) {
     if (mcpwasm__nk.nans < 8) { mcpwasm__nk.ans_fn[mcpwasm__nk.nans] = fn; mcpwasm__nk.ans_json[mcpwasm__nk.nans++] = json; }
 }
+void mcpwasm_native_fail_alloc(bool fail) { mcpwasm__nk.fail_alloc = fail; }
 #endif
 
 /* ---- memory */
-static void mcpwasm__set_error(const char *msg);
+/* No error_set here: the host reads "message set, then a trap" as a panic, and
+ * storing the message needs the allocation that just failed. stderr is
+ * unbuffered, so this allocates nothing; the host matches "out of memory". */
 static _Noreturn void mcpwasm__oom(void) {
-    mcpwasm__set_error("out of memory");
+    fputs("out of memory\n", stderr);
     __builtin_trap();
 }
 static void *mcpwasm__alloc_mem(size_t n) {
@@ -654,29 +663,25 @@ static uint64_t mcpwasm__store(const char *s, size_t n) {
     return h;
 }
 static uint64_t mcpwasm__store_str(const char *s) { return mcpwasm__store(s, strlen(s)); }
-static char *mcpwasm__read_input(size_t *len) {
-    uint64_t n = mcpwasm__input_length(), w;
+/* Copies n bytes at offset base, read with the given loaders (the input's or
+ * kernel memory's), into a new NUL-terminated buffer. */
+static char *mcpwasm__read(uint64_t base, uint64_t n, uint32_t (*u8)(uint64_t), uint64_t (*u64)(uint64_t), size_t *len) {
+    uint64_t w;
     if (n > SIZE_MAX - 1) mcpwasm__oom();
     char *b = (char *)mcpwasm__alloc_mem((size_t)n + 1);
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) { w = mcpwasm__input_load_u64(i); memcpy(b + i, &w, 8); }
-    if (i < n && n >= 8) { w = mcpwasm__input_load_u64(n - 8); memcpy(b + n - 8, &w, 8); }
-    else for (; i < n; i++) b[i] = (char)mcpwasm__input_load_u8(i);
+    for (; i + 8 <= n; i += 8) { w = u64(base + i); memcpy(b + i, &w, 8); }
+    if (i < n && n >= 8) { w = u64(base + n - 8); memcpy(b + n - 8, &w, 8); }
+    else for (; i < n; i++) b[i] = (char)u8(base + i);
     b[n] = 0;
     *len = (size_t)n;
     return b;
 }
+static char *mcpwasm__read_input(size_t *len) {
+    return mcpwasm__read(0, mcpwasm__input_length(), mcpwasm__input_load_u8, mcpwasm__input_load_u64, len);
+}
 static char *mcpwasm__load_block(uint64_t h, size_t *len) {
-    uint64_t n = h ? mcpwasm__length(h) : 0, w;
-    if (n > SIZE_MAX - 1) mcpwasm__oom();
-    char *b = (char *)mcpwasm__alloc_mem((size_t)n + 1);
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) { w = mcpwasm__load_u64(h + i); memcpy(b + i, &w, 8); }
-    if (i < n && n >= 8) { w = mcpwasm__load_u64(h + n - 8); memcpy(b + n - 8, &w, 8); }
-    else for (; i < n; i++) b[i] = (char)mcpwasm__load_u8(h + i);
-    b[n] = 0;
-    *len = (size_t)n;
-    return b;
+    return mcpwasm__read(h, h ? mcpwasm__length(h) : 0, mcpwasm__load_u8, mcpwasm__load_u64, len);
 }
 static void mcpwasm__set_error(const char *msg) { mcpwasm__error_set(mcpwasm__store_str(msg)); }
 static int32_t mcpwasm__fail(const char *msg) { mcpwasm__set_error(msg); return 1; }
@@ -731,6 +736,8 @@ static const char *mcpwasm__skip_number(const char *p, const char *e) {
     }
     return p;
 }
+/* Set when a skip failed on MCPWASM_MAX_DEPTH; reset by mcpwasm_json_parse. */
+static bool mcpwasm__too_deep;
 /* p at a value's first byte (no whitespace); returns the byte after it, or NULL. */
 static const char *mcpwasm__skip(const char *p, const char *e, int depth) {
     if (p >= e) return NULL;
@@ -742,7 +749,7 @@ static const char *mcpwasm__skip(const char *p, const char *e, int depth) {
     case '{': case '[': {
         char close = *p == '{' ? '}' : ']';
         bool obj = *p == '{';
-        if (depth >= MCPWASM_MAX_DEPTH) return NULL;
+        if (depth >= MCPWASM_MAX_DEPTH) { mcpwasm__too_deep = true; return NULL; }
         p = mcpwasm__ws(p + 1, e);
         if (p < e && *p == close) return p + 1;
         for (;;) {
@@ -764,8 +771,10 @@ static const char *mcpwasm__skip(const char *p, const char *e, int depth) {
     }
 }
 bool mcpwasm_json_parse(const char *text, size_t n, mcpwasm_json *out) {
+    if (!text) return false;
     const char *e = text + n, *p = mcpwasm__ws(text, e), *q;
-    if (!text || !(q = mcpwasm__skip(p, e, 0)) || mcpwasm__ws(q, e) != e) return false;
+    mcpwasm__too_deep = false;
+    if (!(q = mcpwasm__skip(p, e, 0)) || mcpwasm__ws(q, e) != e) return false;
     out->p = p;
     out->n = (size_t)(q - p);
     return true;
@@ -857,7 +866,9 @@ static bool mcpwasm__key_is(mcpwasm_json k, const char *key) {
     if (!memchr(k.p, '\\', k.n)) return k.n == kl + 2 && !memcmp(k.p + 1, key, kl);
     size_t n;
     char *d = mcpwasm_json_string(k, &n);
-    return d && n == kl && !memcmp(d, key, kl);
+    bool same = d && n == kl && !memcmp(d, key, kl);
+    free(d); /* a temporary: otherwise every lookup over escaped keys would leave one */
+    return same;
 }
 mcpwasm_json mcpwasm_json_get(mcpwasm_json obj, const char *key) {
     mcpwasm_json_iter it = {0};
@@ -1127,16 +1138,23 @@ static int32_t mcpwasm__failf(const char *fmt, ...) {
     va_end(ap);
     return mcpwasm__fail(m);
 }
-static char *mcpwasm__formatf(const char *fmt, va_list ap) { return mcpwasm__vformat(fmt, ap); }
-/* Reads {"request": {...}, "context": ...}; false when malformed. */
-static bool mcpwasm__envelope(mcpwasm_json *req, mcpwasm_json *ctx) {
+/* Reads {"request": {...}, "context": ...} for export `what`: 0, or (when
+ * malformed or too deep) 1 with the error set. */
+static int32_t mcpwasm__envelope(const char *what, mcpwasm_json *req, mcpwasm_json *ctx) {
     size_t n;
     char *in = mcpwasm__read_input(&n);
     mcpwasm_json doc;
-    if (!mcpwasm_json_parse(in, n, &doc) || mcpwasm_json_kind(doc) != MCPWASM_JSON_OBJECT) return false;
+    if (!mcpwasm_json_parse(in, n, &doc)) {
+        if (mcpwasm__too_deep)
+            return mcpwasm__failf("%s: the input nests deeper than %d levels (MCPWASM_MAX_DEPTH), "
+                                  "the envelope's own levels included", what, MCPWASM_MAX_DEPTH);
+        return mcpwasm__failf("%s: the input is not a {\"request\": {...}} JSON envelope", what);
+    }
     *req = mcpwasm_json_get(doc, "request");
     *ctx = mcpwasm_json_get(doc, "context");
-    return mcpwasm_json_kind(*req) == MCPWASM_JSON_OBJECT;
+    if (mcpwasm_json_kind(doc) != MCPWASM_JSON_OBJECT || mcpwasm_json_kind(*req) != MCPWASM_JSON_OBJECT)
+        return mcpwasm__failf("%s: the input is not a {\"request\": {...}} JSON envelope", what);
+    return 0;
 }
 static bool mcpwasm__valid_name(const char *s) {
     size_t n = s ? strlen(s) : 0;
@@ -1158,6 +1176,13 @@ static void mcpwasm__opt(mcpwasm_writer *w, const char *key, const char *s) {
     if (s && *s) { mcpwasm_w_key(w, key); mcpwasm_w_string(w, s); }
 }
 static void mcpwasm__raw_text(mcpwasm_writer *w, const char *json) { mcpwasm_w_raw(w, json, strlen(json)); }
+/* Writes the content block {"type":"text","text":text}. */
+static void mcpwasm__text_block(mcpwasm_writer *w, const char *text) {
+    mcpwasm_w_object(w);
+    mcpwasm_w_key(w, "type"); mcpwasm_w_string(w, "text");
+    mcpwasm_w_key(w, "text"); mcpwasm_w_string(w, text ? text : "");
+    mcpwasm_w_object_end(w);
+}
 
 /* ---- tools */
 struct mcpwasm_result { mcpwasm_writer content; char *structured; bool is_error; };
@@ -1168,10 +1193,7 @@ static mcpwasm_result *mcpwasm__result(void) {
     return r;
 }
 mcpwasm_result *mcpwasm_add_text(mcpwasm_result *r, const char *text) {
-    mcpwasm_w_object(&r->content);
-    mcpwasm_w_key(&r->content, "type"); mcpwasm_w_string(&r->content, "text");
-    mcpwasm_w_key(&r->content, "text"); mcpwasm_w_string(&r->content, text ? text : "");
-    mcpwasm_w_object_end(&r->content);
+    mcpwasm__text_block(&r->content, text);
     return r;
 }
 mcpwasm_result *mcpwasm_add_image(mcpwasm_result *r, const void *bytes, size_t n, const char *mime_type) {
@@ -1191,7 +1213,7 @@ mcpwasm_result *mcpwasm_text(const char *text) { return mcpwasm_add_text(mcpwasm
 mcpwasm_result *mcpwasm_textf(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char *s = mcpwasm__formatf(fmt, ap);
+    char *s = mcpwasm__vformat(fmt, ap);
     va_end(ap);
     return mcpwasm_text(s);
 }
@@ -1203,7 +1225,7 @@ mcpwasm_result *mcpwasm_error(const char *msg) {
 mcpwasm_result *mcpwasm_errorf(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char *s = mcpwasm__formatf(fmt, ap);
+    char *s = mcpwasm__vformat(fmt, ap);
     va_end(ap);
     return mcpwasm_error(s);
 }
@@ -1267,7 +1289,7 @@ int32_t mcpwasm_run_list_tools(const mcpwasm_tool *t, size_t n) {
 }
 int32_t mcpwasm_run_call_tool(const mcpwasm_tool *t, size_t n) {
     mcpwasm_json req, ctx;
-    if (!mcpwasm__envelope(&req, &ctx)) return mcpwasm__fail("call_tool: the input is not a {\"request\": {...}} JSON envelope");
+    if (mcpwasm__envelope("call_tool", &req, &ctx)) return 1;
     char *name = mcpwasm_json_get_string(req, "name");
     if (!name) return mcpwasm__fail("call_tool: the request has no tool name");
     mcpwasm_result *r = NULL;
@@ -1323,7 +1345,7 @@ mcpwasm_contents *mcpwasm_read_error(const char *fmt, ...) {
     mcpwasm_contents *c = mcpwasm__contents();
     va_list ap;
     va_start(ap, fmt);
-    c->error = mcpwasm__formatf(fmt, ap);
+    c->error = mcpwasm__vformat(fmt, ap);
     va_end(ap);
     return c;
 }
@@ -1361,7 +1383,7 @@ int32_t mcpwasm_run_list_resources(const mcpwasm_resource *r, size_t n, bool tem
 }
 int32_t mcpwasm_run_read_resource(const mcpwasm_resource *r, size_t nr, const mcpwasm_resource *t, size_t nt) {
     mcpwasm_json req, ctx;
-    if (!mcpwasm__envelope(&req, &ctx)) return mcpwasm__fail("read_resource: the input is not a {\"request\": {...}} JSON envelope");
+    if (mcpwasm__envelope("read_resource", &req, &ctx)) return 1;
     char *uri = mcpwasm_json_get_string(req, "uri");
     if (!uri) return mcpwasm__fail("read_resource: the request has no uri");
     mcpwasm_read rd;
@@ -1393,21 +1415,23 @@ mcpwasm_messages *mcpwasm_messages_new(void) {
     mcpwasm_w_array(&m->items);
     return m;
 }
-mcpwasm_messages *mcpwasm_add_message_content(mcpwasm_messages *m, const char *role, const char *block_json) {
-    if (!mcpwasm__object_text(block_json, false)) return mcpwasm_add_message(m, role, "(invalid content block)");
+/* Appends {"role": role, "content": <block>}: the caller's JSON text
+ * (block_json, already checked) or, when it is NULL, a text block of text. */
+static mcpwasm_messages *mcpwasm__add_message(mcpwasm_messages *m, const char *role, const char *block_json, const char *text) {
     mcpwasm_w_object(&m->items);
     mcpwasm_w_key(&m->items, "role"); mcpwasm_w_string(&m->items, role ? role : "user");
-    mcpwasm_w_key(&m->items, "content"); mcpwasm__raw_text(&m->items, block_json);
+    mcpwasm_w_key(&m->items, "content");
+    if (block_json) mcpwasm__raw_text(&m->items, block_json);
+    else mcpwasm__text_block(&m->items, text);
     mcpwasm_w_object_end(&m->items);
     return m;
 }
+mcpwasm_messages *mcpwasm_add_message_content(mcpwasm_messages *m, const char *role, const char *block_json) {
+    if (!mcpwasm__object_text(block_json, false)) return mcpwasm__add_message(m, role, NULL, "(invalid content block)");
+    return mcpwasm__add_message(m, role, block_json, NULL);
+}
 mcpwasm_messages *mcpwasm_add_message(mcpwasm_messages *m, const char *role, const char *text) {
-    mcpwasm_writer b = MCPWASM_WRITER_INIT;
-    mcpwasm_w_object(&b);
-    mcpwasm_w_key(&b, "type"); mcpwasm_w_string(&b, "text");
-    mcpwasm_w_key(&b, "text"); mcpwasm_w_string(&b, text ? text : "");
-    mcpwasm_w_object_end(&b);
-    return mcpwasm_add_message_content(m, role, b.buf);
+    return mcpwasm__add_message(m, role, NULL, text);
 }
 mcpwasm_messages *mcpwasm_prompt_user(const char *text) { return mcpwasm_add_message(mcpwasm_messages_new(), "user", text); }
 mcpwasm_messages *mcpwasm_messages_describe(mcpwasm_messages *m, const char *description) {
@@ -1418,7 +1442,7 @@ mcpwasm_messages *mcpwasm_prompt_error(const char *fmt, ...) {
     mcpwasm_messages *m = mcpwasm_messages_new();
     va_list ap;
     va_start(ap, fmt);
-    m->error = mcpwasm__formatf(fmt, ap);
+    m->error = mcpwasm__vformat(fmt, ap);
     va_end(ap);
     return m;
 }
@@ -1460,7 +1484,7 @@ int32_t mcpwasm_run_list_prompts(const mcpwasm_prompt *p, size_t n) {
 }
 int32_t mcpwasm_run_get_prompt(const mcpwasm_prompt *p, size_t n) {
     mcpwasm_json req, ctx;
-    if (!mcpwasm__envelope(&req, &ctx)) return mcpwasm__fail("get_prompt: the input is not a {\"request\": {...}} JSON envelope");
+    if (mcpwasm__envelope("get_prompt", &req, &ctx)) return 1;
     char *name = mcpwasm_json_get_string(req, "name");
     if (!name) return mcpwasm__fail("get_prompt: the request has no prompt name");
     size_t i = 0;
@@ -1504,7 +1528,7 @@ mcpwasm_completion *mcpwasm_completion_error(const char *fmt, ...) {
     mcpwasm_completion *c = mcpwasm_completion_new();
     va_list ap;
     va_start(ap, fmt);
-    c->error = mcpwasm__formatf(fmt, ap);
+    c->error = mcpwasm__vformat(fmt, ap);
     va_end(ap);
     return c;
 }
@@ -1513,7 +1537,7 @@ const char *mcpwasm_complete_resolved(const mcpwasm_complete_req *r, const char 
 }
 int32_t mcpwasm_run_complete(const mcpwasm_completer *cs, size_t n) {
     mcpwasm_json req, ctx;
-    if (!mcpwasm__envelope(&req, &ctx)) return mcpwasm__fail("complete: the input is not a {\"request\": {...}} JSON envelope");
+    if (mcpwasm__envelope("complete", &req, &ctx)) return 1;
     mcpwasm_json ref = mcpwasm_json_get(req, "ref"), arg = mcpwasm_json_get(req, "argument");
     char *type = mcpwasm_json_get_string(ref, "type");
     mcpwasm_complete_req r;
@@ -1561,26 +1585,30 @@ void mcpwasm_progress(double progress, double total, const char *message) {
     mcpwasm_w_object_end(&w);
     mcpwasm__h_notify_progress(mcpwasm__handle(&w));
 }
-void mcpwasm_log(const char *level, const char *logger, const char *data_json) {
+/* Sends a log message whose data is the checked JSON value *data, or (when
+ * data is NULL) the string text. */
+static void mcpwasm__log(const char *level, const char *logger, const mcpwasm_json *data, const char *text) {
     mcpwasm_writer w = MCPWASM_WRITER_INIT;
-    mcpwasm_json d;
     mcpwasm_w_object(&w);
     mcpwasm_w_key(&w, "level"); mcpwasm_w_string(&w, level ? level : "info");
     mcpwasm__opt(&w, "logger", logger);
     mcpwasm_w_key(&w, "data");
-    if (data_json && mcpwasm_json_parse(data_json, strlen(data_json), &d)) mcpwasm_w_raw(&w, d.p, d.n);
-    else mcpwasm_w_string(&w, data_json ? data_json : "");
+    if (data) mcpwasm_w_raw(&w, data->p, data->n);
+    else mcpwasm_w_string(&w, text ? text : "");
     mcpwasm_w_object_end(&w);
     mcpwasm__h_notify_logging_message(mcpwasm__handle(&w));
+}
+void mcpwasm_log(const char *level, const char *logger, const char *data_json) {
+    mcpwasm_json d;
+    bool json = data_json && mcpwasm_json_parse(data_json, strlen(data_json), &d);
+    mcpwasm__log(level, logger, json ? &d : NULL, data_json);
 }
 void mcpwasm_logf(const char *level, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char *s = mcpwasm__formatf(fmt, ap);
+    char *s = mcpwasm__vformat(fmt, ap);
     va_end(ap);
-    mcpwasm_writer w = MCPWASM_WRITER_INIT;
-    mcpwasm_w_string(&w, s);
-    mcpwasm_log(level, NULL, w.buf);
+    mcpwasm__log(level, NULL, NULL, s);
 }
 const char *mcpwasm_config(const char *key) {
     uint64_t h = mcpwasm__config_get(mcpwasm__store_str(key));
@@ -1625,16 +1653,13 @@ bool mcpwasm_sample(const char *text, int max_tokens, mcpwasm_json *result, cons
     mcpwasm_w_array(&w);
     mcpwasm_w_object(&w);
     mcpwasm_w_key(&w, "role"); mcpwasm_w_string(&w, "user");
-    mcpwasm_w_key(&w, "content");
-    mcpwasm_w_object(&w);
-    mcpwasm_w_key(&w, "type"); mcpwasm_w_string(&w, "text");
-    mcpwasm_w_key(&w, "text"); mcpwasm_w_string(&w, text ? text : "");
-    mcpwasm_w_object_end(&w);
+    mcpwasm_w_key(&w, "content"); mcpwasm__text_block(&w, text);
     mcpwasm_w_object_end(&w);
     mcpwasm_w_array_end(&w);
     mcpwasm_w_key(&w, "maxTokens"); mcpwasm_w_int(&w, max_tokens);
     mcpwasm_w_object_end(&w);
-    return mcpwasm_create_message(w.buf, result, error);
+    /* the SDK wrote these params: no re-parse as mcpwasm_create_message does */
+    return mcpwasm__answer(mcpwasm__h_create_message(mcpwasm__handle(&w)), result, error);
 }
 bool mcpwasm_create_elicitation(const char *params_json, mcpwasm_json *result, const char **error) {
     if (!mcpwasm__params_ok(params_json, result, error)) return false;
@@ -1647,7 +1672,8 @@ bool mcpwasm_elicit(const char *message, const char *schema_json, mcpwasm_json *
     mcpwasm_w_key(&w, "message"); mcpwasm_w_string(&w, message ? message : "");
     mcpwasm_w_key(&w, "requestedSchema"); mcpwasm__raw_text(&w, schema_json);
     mcpwasm_w_object_end(&w);
-    return mcpwasm_create_elicitation(w.buf, result, error);
+    /* schema_json was checked above and the rest is the SDK's own: no re-parse */
+    return mcpwasm__answer(mcpwasm__h_create_elicitation(mcpwasm__handle(&w)), result, error);
 }
 bool mcpwasm_list_roots(mcpwasm_json *result, const char **error) {
     return mcpwasm__answer(mcpwasm__h_list_roots(), result, error);
@@ -1669,14 +1695,14 @@ void mcpwasm_notify_url_elicitation_completed(const char *id) {
 char *mcpwasm_format(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char *s = mcpwasm__formatf(fmt, ap);
+    char *s = mcpwasm__vformat(fmt, ap);
     va_end(ap);
     return s;
 }
 _Noreturn void mcpwasm_panic(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
-    char *m = mcpwasm__formatf(fmt, ap);
+    char *m = mcpwasm__vformat(fmt, ap);
     va_end(ap);
     mcpwasm__set_error(m);
 #if !defined(__wasm__)

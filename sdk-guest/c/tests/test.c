@@ -2,6 +2,7 @@
  * matcher, and the exports driven through the native kernel stand-in.
  * Built and run by ../test.sh (with -fsanitize=address,undefined when the
  * compiler has it, so an out-of-bounds read fails the run). */
+#define _POSIX_C_SOURCE 200809L /* fork, pipe: the out-of-memory test traps in a child */
 #define MCPWASM_IMPLEMENTATION
 #include "../mcpwasm.h"
 
@@ -9,6 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__unix__)
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#endif
 
 static int failures, checks;
 #define CHECK(cond) do { checks++; if (!(cond)) { failures++; fprintf(stderr, "%s:%d: FAIL: %s\n", __FILE__, __LINE__, #cond); } } while (0)
@@ -227,7 +233,10 @@ static mcpwasm_completion *many(const mcpwasm_complete_req *r) {
     for (int i = 0; i < 150; i++) mcpwasm_completion_add(c, mcpwasm_format("%s%d", r->value, i));
     return c;
 }
-static const mcpwasm_completer completers[] = {{MCPWASM_REF_PROMPT, "hello", "who", many}};
+static const char *const langs[] = {"go", "python", "rust", "typescript", NULL};
+static mcpwasm_completion *lang(const mcpwasm_complete_req *r) { return mcpwasm_completion_matching(r->value, langs); }
+static const mcpwasm_completer completers[] = {{MCPWASM_REF_PROMPT, "hello", "who", many},
+                                               {MCPWASM_REF_PROMPT, "hello", "lang", lang}};
 MCPWASM_COMPLETIONS(completers)
 
 static const char *run(int32_t (*export)(void), const char *input, int32_t want_rc) {
@@ -272,6 +281,17 @@ static void test_exports(void) {
         CHECK(strncmp(out + 35, "abcdefghij", n) == 0 && out[35 + n] == '|');
     }
     run(call_tool, "{\"request\":{\"name\":\"echo\"}} x", 1);
+    /* Too deep: the envelope takes 3 of the 64 levels, so arguments {"x": 61 arrays}
+     * still parse and 62 fail, with their own message (not "not an envelope"). */
+    for (int arrays = 61; arrays <= 62; arrays++) {
+        char in[256];
+        int k = snprintf(in, sizeof in, "{\"request\":{\"name\":\"echo\",\"arguments\":{\"x\":");
+        for (int j = 0; j < arrays; j++) in[k + j] = '[', in[k + arrays + j] = ']';
+        snprintf(in + k + 2 * arrays, sizeof in - (size_t)(k + 2 * arrays), "}}}");
+        out = run(call_tool, in, arrays == 62);
+        if (arrays == 61) CHECK_STR(out, "{\"content\":[{\"type\":\"text\",\"text\":\"s is required\"}],\"isError\":true}");
+        else CHECK_STR(out, "call_tool: the input nests deeper than 64 levels (MCPWASM_MAX_DEPTH), the envelope's own levels included");
+    }
     /* Kernel I/O moves whole words: no byte-wise calls for blocks of >= 8 bytes
      * (inputs, outputs and errors here are all longer than 8). */
     mcpwasm_native_reset();
@@ -313,9 +333,13 @@ static void test_exports(void) {
     CHECK_STR(mcpwasm_json_dup(mcpwasm_json_get(c, "total")), "150");
     CHECK_STR(run(complete, "{\"request\":{\"ref\":{\"type\":\"ref/resource\",\"uri\":\"hello\"},\"argument\":{\"name\":\"who\",\"value\":\"\"}}}", 0),
               "{\"completion\":{\"values\":[]}}");
-    const char *const langs[] = {"go", "python", "rust", "typescript", NULL};
-    mcpwasm_completion *m = mcpwasm_completion_matching("py", langs);
-    (void)m;
+    /* mcpwasm_completion_matching: the candidates with the prefix, in order; "" gives all. */
+    CHECK_STR(run(complete, "{\"request\":{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"hello\"},\"argument\":{\"name\":\"lang\",\"value\":\"py\"}}}", 0),
+              "{\"completion\":{\"values\":[\"python\"]}}");
+    CHECK_STR(run(complete, "{\"request\":{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"hello\"},\"argument\":{\"name\":\"lang\",\"value\":\"\"}}}", 0),
+              "{\"completion\":{\"values\":[\"go\",\"python\",\"rust\",\"typescript\"]}}");
+    CHECK_STR(run(complete, "{\"request\":{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"hello\"},\"argument\":{\"name\":\"lang\",\"value\":\"x\"}}}", 0),
+              "{\"completion\":{\"values\":[]}}");
 
     /* Load-time checks name the bad declaration. */
     static const mcpwasm_tool bad_name[] = {{.name = "a.b", .input_schema = "{\"type\":\"object\"}", .handler = echo}};
@@ -363,6 +387,38 @@ static void test_host(void) {
               "notify_url_elicitation_completed {\"elicitationId\":\"e1\"}\n");
 }
 
+/* A failed kernel allocation writes "out of memory" to stderr and traps, with
+ * no error_set (the host would call that a panic; storing it would need the
+ * allocation that failed, and recursed into a stack overflow). Run in a child:
+ * the trap kills it. */
+static void test_oom(void) {
+#if defined(__unix__)
+    int fd[2];
+    if (pipe(fd) != 0) { perror("pipe"); failures++; return; }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fd[1], 2);
+        close(fd[0]); close(fd[1]);
+        mcpwasm_native_reset();
+        mcpwasm_native_fail_alloc(true);
+        mcpwasm_log("info", NULL, "x"); /* storing the payload fails */
+        _exit(0);
+    }
+    close(fd[1]);
+    char buf[4096];
+    size_t got = 0;
+    ssize_t r;
+    while (got < sizeof buf - 1 && (r = read(fd[0], buf + got, sizeof buf - 1 - got)) > 0) got += (size_t)r;
+    buf[got] = 0;
+    close(fd[0]);
+    int st = 0;
+    CHECK(pid > 0 && waitpid(pid, &st, 0) == pid);
+    CHECK(WIFSIGNALED(st) && (WTERMSIG(st) == SIGILL || WTERMSIG(st) == SIGTRAP));
+    CHECK_STR(buf, "out of memory\n");
+#endif
+}
+
 int main(void) {
     test_parse();
     test_read();
@@ -370,6 +426,7 @@ int main(void) {
     test_templates();
     test_exports();
     test_host();
+    test_oom();
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
 }
