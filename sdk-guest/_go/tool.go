@@ -112,12 +112,8 @@ func listToolsJSON() ([]byte, error) {
 				return nil, errors.New("tool " + quote(t.name) + ": outputSchema " + err.Error())
 			}
 		}
-		if t.annotations != "" {
-			var m map[string]any
-			if err := json.Unmarshal([]byte(t.annotations), &m); err != nil || m == nil {
-				return nil, errors.New("tool " + quote(t.name) + ": annotations must be a JSON object")
-			}
-			tj.Annotations = json.RawMessage(t.annotations)
+		if tj.Annotations, err = guest.Annotations("tool "+quote(t.name), t.annotations); err != nil {
+			return nil, err
 		}
 		list = append(list, tj)
 	}
@@ -132,17 +128,17 @@ func listToolsJSON() ([]byte, error) {
 	}{list})
 }
 
+// validName checks a tool name with guest.ValidName and, if it fails, says
+// which part of the rule the name breaks.
 func validName(name string) error {
-	if name == "" || len(name) > 64 {
+	switch {
+	case guest.ValidName(name):
+		return nil
+	case name == "" || len(name) > 64:
 		return errors.New("tool name " + quote(name) + " must be 1 to 64 characters long")
+	default:
+		return errors.New("tool name " + quote(name) + " may contain only A-Z, a-z, 0-9, '_' and '-'")
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return errors.New("tool name " + quote(name) + " may contain only A-Z, a-z, 0-9, '_' and '-'")
-		}
-	}
-	return nil
 }
 
 func objectSchema(s string) (json.RawMessage, error) {

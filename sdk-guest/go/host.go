@@ -103,6 +103,19 @@ func (h *Host) NotifyResourceListChanged() { guest.NotifyResourceListChanged() }
 // NotifyPromptListChanged is NotifyToolListChanged for prompts.
 func (h *Host) NotifyPromptListChanged() { guest.NotifyPromptListChanged() }
 
+// NotifyURLElicitationCompleted tells the client that the URL-mode
+// elicitation with this elicitationId, which the plugin started with
+// [Host.Elicit], is complete (notifications/elicitation/complete). It does
+// nothing in stateless HTTP.
+func (h *Host) NotifyURLElicitationCompleted(id string) {
+	b, err := json.Marshal(struct {
+		ElicitationID string `json:"elicitationId"`
+	}{id})
+	if err == nil {
+		guest.NotifyURLElicitationCompleted(b)
+	}
+}
+
 // HostError is the host's answer when it could not make a request of the
 // client: the client lacks the capability, the server is stateless, or the
 // call's deadline passed.

@@ -156,6 +156,7 @@ func TestNotificationsConfigAndRequests(t *testing.T) {
 			c.NotifyToolListChanged()
 			c.NotifyResourceListChanged()
 			c.NotifyPromptListChanged()
+			c.NotifyURLElicitationCompleted("el-1")
 			v, ok := Config("greeting")
 			_, missing := Config("nope")
 			var m struct {
@@ -199,6 +200,7 @@ func TestNotificationsConfigAndRequests(t *testing.T) {
 		`notify_tool_list_changed `,
 		`notify_resource_list_changed `,
 		`notify_prompt_list_changed `,
+		`notify_url_elicitation_completed {"elicitationId":"el-1"}`,
 	}
 	if strings.Join(notes, "\n") != strings.Join(wantNotes, "\n") {
 		t.Errorf("notifications:\n%s\nwant\n%s", strings.Join(notes, "\n"), strings.Join(wantNotes, "\n"))

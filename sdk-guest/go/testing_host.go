@@ -4,7 +4,6 @@ package mcpwasm
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/sdk-guest/go/internal/guest"
@@ -18,9 +17,10 @@ import (
 // Notification is a host function call a handler made during a test
 // invocation: Function is its name ("notify_progress",
 // "notify_logging_message", "notify_resource_updated",
-// "notify_tool_list_changed", "notify_resource_list_changed" or
-// "notify_prompt_list_changed") and Payload its JSON argument, nil for the
-// list_changed functions, which take none.
+// "notify_tool_list_changed", "notify_resource_list_changed",
+// "notify_prompt_list_changed" or "notify_url_elicitation_completed") and
+// Payload its JSON argument, nil for the list_changed functions, which take
+// none.
 type Notification struct {
 	Function string
 	Payload  json.RawMessage
@@ -68,17 +68,9 @@ func Invoke(tool, arguments string) Invocation {
 // InvokeInput runs call_tool with a complete input envelope,
 // {"request": CallToolParams, "context": Context}.
 func InvokeInput(input []byte) Invocation {
-	guest.BeginTest()
-	out, err := callTool(input)
-	inv := Invocation{Output: out, Err: err, Notifications: TestNotifications()}
-	if err == nil {
-		if guest.Test.Err != "" { // what the host would see after a trap, in TinyGo
-			inv.Err = errors.New(guest.Test.Err)
-		}
-		if jerr := json.Unmarshal(out, &inv.Result); jerr != nil && inv.Err == nil {
-			inv.Err = errors.New("call_tool answered invalid JSON: " + jerr.Error())
-		}
-	}
+	var inv Invocation
+	inv.Output, inv.Err = guest.Invoke("call_tool", callTool, input, &inv.Result)
+	inv.Notifications = TestNotifications()
 	return inv
 }
 

@@ -4,9 +4,8 @@
 package main
 
 import (
-	"errors"
+	"fmt"
 	"runtime"
-	"strconv"
 	"strings"
 
 	mcpwasm "github.com/mcpwasm/mcpwasm/sdk-guest/go"
@@ -36,7 +35,7 @@ func registerResources() {
 	resources.Template("parity://items/{id}", "item", func(r *resources.Request) (*resources.Result, error) {
 		id := r.Vars["id"]
 		if id != "1" && id != "2" && id != "3" {
-			return nil, errors.New("item " + strconv.Quote(id) + " not found")
+			return nil, fmt.Errorf("item %q: %w", id, resources.ErrNotFound)
 		}
 		return resources.Text(`{"id":"` + id + `"}`), nil
 	}).MimeType("application/json")

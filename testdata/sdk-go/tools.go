@@ -60,6 +60,7 @@ func registerTools() {
 		c.NotifyToolListChanged()
 		c.NotifyResourceListChanged()
 		c.NotifyPromptListChanged()
+		c.NotifyURLElicitationCompleted("el-parity")
 		return mcpwasm.Text("changed"), nil
 	})
 

@@ -108,8 +108,14 @@ func check() error {
 			return errors.New("a completion for " + guest.Quote(c.argument) + " of " + guest.Quote(c.ref.Name+c.ref.URI) + " is registered twice")
 		}
 		seen[k] = true
+		what := "completion.ForTemplate(" + guest.Quote(c.ref.URI) + ", " + guest.Quote(c.argument) + ")"
 		if c.ref.Type == RefPrompt {
-			what := "completion.ForPrompt(" + guest.Quote(c.ref.Name) + ", " + guest.Quote(c.argument) + ")"
+			what = "completion.ForPrompt(" + guest.Quote(c.ref.Name) + ", " + guest.Quote(c.argument) + ")"
+		}
+		if c.handler == nil {
+			return errors.New(what + " has no handler")
+		}
+		if c.ref.Type == RefPrompt {
 			var args []string
 			ok := guest.PromptArguments != nil
 			if ok {
@@ -121,12 +127,8 @@ func check() error {
 			if !contains(args, c.argument) {
 				return errors.New(what + ": the prompt declares no argument " + guest.Quote(c.argument))
 			}
-			if c.handler == nil {
-				return errors.New(what + " has no handler")
-			}
 			continue
 		}
-		what := "completion.ForTemplate(" + guest.Quote(c.ref.URI) + ", " + guest.Quote(c.argument) + ")"
 		var vars []string
 		ok := guest.TemplateVariables != nil
 		if ok {
@@ -137,9 +139,6 @@ func check() error {
 		}
 		if !contains(vars, c.argument) {
 			return errors.New(what + ": the template has no variable " + guest.Quote(c.argument))
-		}
-		if c.handler == nil {
-			return errors.New(what + " has no handler")
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@ package completion
 
 import (
 	"encoding/json"
-	"errors"
 
 	mcpwasm "github.com/mcpwasm/mcpwasm/sdk-guest/go"
 	"github.com/mcpwasm/mcpwasm/sdk-guest/go/internal/guest"
@@ -41,24 +40,16 @@ func Invoke(ref Ref, argument, value string) Invocation {
 // InvokeInput runs complete with a complete input envelope,
 // {"request": CompleteRequest params, "context": Context}.
 func InvokeInput(input []byte) Invocation {
-	guest.BeginTest()
-	out, err := complete(input)
-	inv := Invocation{Output: out, Err: err, Notifications: mcpwasm.TestNotifications()}
-	if err == nil {
-		if guest.Test.Err != "" {
-			inv.Err = errors.New(guest.Test.Err)
-		}
-		var res struct {
-			Completion struct {
-				Values  []string `json:"values"`
-				Total   int      `json:"total"`
-				HasMore bool     `json:"hasMore"`
-			} `json:"completion"`
-		}
-		if jerr := json.Unmarshal(out, &res); jerr != nil && inv.Err == nil {
-			inv.Err = errors.New("complete answered invalid JSON: " + jerr.Error())
-		}
-		inv.Values, inv.Total, inv.HasMore = res.Completion.Values, res.Completion.Total, res.Completion.HasMore
+	var res struct {
+		Completion struct {
+			Values  []string `json:"values"`
+			Total   int      `json:"total"`
+			HasMore bool     `json:"hasMore"`
+		} `json:"completion"`
 	}
+	var inv Invocation
+	inv.Output, inv.Err = guest.Invoke("complete", complete, input, &res)
+	inv.Values, inv.Total, inv.HasMore = res.Completion.Values, res.Completion.Total, res.Completion.HasMore
+	inv.Notifications = mcpwasm.TestNotifications()
 	return inv
 }

@@ -153,7 +153,7 @@ func list() ([]byte, error) {
 	seen := map[string]bool{}
 	for _, d := range prompts {
 		what := "prompt " + guest.Quote(d.name)
-		if !validName(d.name) {
+		if !guest.ValidName(d.name) {
 			return nil, errors.New(what + ": the name must be 1 to 64 characters of A-Z, a-z, 0-9, '_' and '-'")
 		}
 		if seen[d.name] {
@@ -178,17 +178,4 @@ func list() ([]byte, error) {
 	return guest.Marshal(struct {
 		Prompts []promptJSON `json:"prompts"`
 	}{out})
-}
-
-func validName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
-			return false
-		}
-	}
-	return true
 }

@@ -4,7 +4,6 @@ package prompts
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 
 	mcpwasm "github.com/mcpwasm/mcpwasm/sdk-guest/go"
@@ -51,17 +50,9 @@ func Invoke(name string, arguments map[string]string) Invocation {
 // InvokeInput runs get_prompt with a complete input envelope,
 // {"request": {"name", "arguments"}, "context": Context}.
 func InvokeInput(input []byte) Invocation {
-	guest.BeginTest()
-	out, err := get(input)
-	inv := Invocation{Output: out, Err: err, Notifications: mcpwasm.TestNotifications()}
-	if err == nil {
-		if guest.Test.Err != "" {
-			inv.Err = errors.New(guest.Test.Err)
-		}
-		if jerr := json.Unmarshal(out, &inv.Result); jerr != nil && inv.Err == nil {
-			inv.Err = errors.New("get_prompt answered invalid JSON: " + jerr.Error())
-		}
-	}
+	var inv Invocation
+	inv.Output, inv.Err = guest.Invoke("get_prompt", get, input, &inv.Result)
+	inv.Notifications = mcpwasm.TestNotifications()
 	return inv
 }
 

@@ -163,7 +163,7 @@ func listResources() ([]byte, error) {
 		if d.size < 0 {
 			return nil, errors.New(what + ": size " + strconv.FormatInt(d.size, 10) + " is negative")
 		}
-		ann, err := annotations(what, d.annotations)
+		ann, err := guest.Annotations(what, d.annotations)
 		if err != nil {
 			return nil, err
 		}
@@ -194,7 +194,7 @@ func listTemplates() ([]byte, error) {
 		if err := common(what, d.name, d.handler); err != nil {
 			return nil, err
 		}
-		ann, err := annotations(what, d.annotations)
+		ann, err := guest.Annotations(what, d.annotations)
 		if err != nil {
 			return nil, err
 		}
@@ -213,17 +213,6 @@ func common(what, name string, h Handler) error {
 		return errors.New(what + " has no handler")
 	}
 	return nil
-}
-
-func annotations(what, s string) (json.RawMessage, error) {
-	if s == "" {
-		return nil, nil
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(s), &m); err != nil || m == nil {
-		return nil, errors.New(what + ": annotations must be a JSON object")
-	}
-	return json.RawMessage(s), nil
 }
 
 // hasScheme reports whether uri starts with an RFC 3986 scheme and ':'.

@@ -4,7 +4,6 @@ package resources
 
 import (
 	"encoding/json"
-	"errors"
 	"strings"
 
 	mcpwasm "github.com/mcpwasm/mcpwasm/sdk-guest/go"
@@ -51,17 +50,9 @@ func Invoke(uri string) Invocation {
 // InvokeInput runs read_resource with a complete input envelope,
 // {"request": {"uri"}, "context": Context}.
 func InvokeInput(input []byte) Invocation {
-	guest.BeginTest()
-	out, err := read(input)
-	inv := Invocation{Output: out, Err: err, Notifications: mcpwasm.TestNotifications()}
-	if err == nil {
-		if guest.Test.Err != "" {
-			inv.Err = errors.New(guest.Test.Err)
-		}
-		if jerr := json.Unmarshal(out, &inv.Result); jerr != nil && inv.Err == nil {
-			inv.Err = errors.New("read_resource answered invalid JSON: " + jerr.Error())
-		}
-	}
+	var inv Invocation
+	inv.Output, inv.Err = guest.Invoke("read_resource", read, input, &inv.Result)
+	inv.Notifications = mcpwasm.TestNotifications()
 	return inv
 }
 

@@ -67,6 +67,12 @@ func NotifyResourceListChanged() { note("notify_resource_list_changed", nil) }
 // NotifyPromptListChanged calls notify_prompt_list_changed.
 func NotifyPromptListChanged() { note("notify_prompt_list_changed", nil) }
 
+// NotifyURLElicitationCompleted calls notify_url_elicitation_completed with
+// a JSON payload.
+func NotifyURLElicitationCompleted(payload []byte) {
+	note("notify_url_elicitation_completed", payload)
+}
+
 // CreateMessage calls create_message with a JSON payload and returns the
 // host's JSON answer.
 func CreateMessage(payload []byte) []byte { return ask("create_message", payload) }

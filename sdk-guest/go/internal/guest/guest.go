@@ -10,6 +10,7 @@ package guest
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"runtime"
@@ -71,6 +72,35 @@ func Marshal(v any) ([]byte, error) {
 func Quote(s string) string {
 	b, _ := Marshal(s)
 	return string(b)
+}
+
+// ValidName reports whether s is a valid tool or prompt name: 1 to 64 of
+// A-Z, a-z, 0-9, '_' and '-', the host's rule.
+func ValidName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Annotations checks the MCP annotations declared for what (`tool "x"`,
+// `resource "a://b"`): nil for none (""), else s, which must be a JSON
+// object.
+func Annotations(what, s string) (json.RawMessage, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil || m == nil {
+		return nil, errors.New(what + ": annotations must be a JSON object")
+	}
+	return json.RawMessage(s), nil
 }
 
 // ErrorJSON is the object a request host function answers when the request

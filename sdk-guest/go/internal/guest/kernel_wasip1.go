@@ -77,6 +77,9 @@ func hNotifyResourceListChanged()
 //go:wasmimport extism:host/user notify_prompt_list_changed
 func hNotifyPromptListChanged()
 
+//go:wasmimport extism:host/user notify_url_elicitation_completed
+func hNotifyURLElicitationCompleted(h uint64)
+
 // Serve runs one export: run gets the call's input and answers its output,
 // or an error that fails the export (error_set, return 1).
 func Serve(run func(input []byte) ([]byte, error)) int32 {
@@ -242,6 +245,14 @@ func NotifyResourceListChanged() { hNotifyResourceListChanged() }
 
 // NotifyPromptListChanged calls notify_prompt_list_changed.
 func NotifyPromptListChanged() { hNotifyPromptListChanged() }
+
+// NotifyURLElicitationCompleted calls notify_url_elicitation_completed with
+// a JSON payload.
+func NotifyURLElicitationCompleted(payload []byte) {
+	if h := writeBlock(payload); h != 0 {
+		hNotifyURLElicitationCompleted(h)
+	}
+}
 
 // CreateMessage calls create_message with a JSON payload and returns the
 // host's JSON answer.

@@ -35,7 +35,24 @@ func TestGuard(t *testing.T) {
 	if err == nil || err.Error() != `internal error: the tool "x" panicked: boom` {
 		t.Errorf("Guard after a panic = %v", err)
 	}
+}
+
+// TestGuardMessage: while the handler runs, the error_set message is the
+// one the host reports if the module traps. Standard Go recovers, so it
+// sets none; TinyGo sets Guard's message. Either way none is left once the
+// handler has returned.
+func TestGuardMessage(t *testing.T) {
+	BeginTest()
+	var during string
+	Guard(`the tool "x"`, func() { during = Test.Err })
+	want := ""
+	if !canRecover {
+		want = `the tool "x" panicked or ran out of memory (TinyGo cannot recover; the panic message is in the server's debug log, guest stdout)`
+	}
+	if during != want {
+		t.Errorf("message while the handler runs = %q, want %q", during, want)
+	}
 	if Test.Err != "" {
-		t.Errorf("standard Go recovers, so no error message is left set: %q", Test.Err)
+		t.Errorf("message left after the handler returned = %q", Test.Err)
 	}
 }

@@ -1,0 +1,30 @@
+//go:build !wasip1
+
+package guest
+
+import (
+	"encoding/json"
+	"errors"
+)
+
+// Invoke runs an export's run function on input the way the packages' test
+// helpers (mcpwasm.InvokeInput and those of resources, prompts and
+// completion) do: it begins a test call, so Test.Notes then holds what the
+// call sent, runs it, and decodes its output into result. err is run's
+// error, the one the export would fail with (error_set, return 1), or says
+// that export, named as in ABI.md, answered invalid JSON.
+//
+// There is no error_set message to report besides: Guard sets one only
+// under TinyGo, for a panic it cannot recover, and clears it when the
+// handler returns, so when run returns normally none is set. (Standard Go
+// recovers and returns the panic as run's error.)
+func Invoke(export string, run func(input []byte) ([]byte, error), input []byte, result any) (out []byte, err error) {
+	BeginTest()
+	out, err = run(input)
+	if err == nil {
+		if jerr := json.Unmarshal(out, result); jerr != nil {
+			err = errors.New(export + " answered invalid JSON: " + jerr.Error())
+		}
+	}
+	return out, err
+}
