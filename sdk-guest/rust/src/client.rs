@@ -1,6 +1,7 @@
 //! Asking the client and telling it about changes (ABI.md §6): sampling
 //! ([`create_message`]), elicitation ([`create_elicitation`]), roots
-//! ([`list_roots`]) and the resource and list-changed notifications.
+//! ([`list_roots`]), the resource and list-changed notifications, and the
+//! end of a URL-mode elicitation ([`notify_url_elicitation_completed`]).
 //!
 //! A request the host cannot make (the client lacks the capability, the
 //! server runs stateless, the deadline passed) is an `Err` with the host's
@@ -50,6 +51,7 @@ mod sys {
         pub fn notify_tool_list_changed();
         pub fn notify_resource_list_changed();
         pub fn notify_prompt_list_changed();
+        pub fn notify_url_elicitation_completed(handle: u64);
     }
 }
 
@@ -308,4 +310,15 @@ pub fn notify_resource_list_changed() {
 #[inline]
 pub fn notify_prompt_list_changed() {
     host!(notify notify_prompt_list_changed());
+}
+
+/// Tells the client that the URL-mode elicitation `elicitation_id` (one this
+/// call started with [`create_elicitation_with`]) is complete
+/// (`notify_url_elicitation_completed`, MCP
+/// `notifications/elicitation/complete`). The host does nothing in stateless
+/// HTTP.
+#[inline]
+pub fn notify_url_elicitation_completed(elicitation_id: &str) {
+    let payload = Value::object().with("elicitationId", elicitation_id).to_json();
+    host!(notify notify_url_elicitation_completed(payload.as_bytes()));
 }

@@ -366,3 +366,7 @@ pub mod prompt_exports;
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+// Added after the rest so that no line above moves (see io.rs): tools-only
+// plugins keep their bytes.
+pub use client::notify_url_elicitation_completed;

@@ -36,6 +36,7 @@ fn notify(_: &Call) -> Result<ToolResult, String> {
     mcpwasm::notify_tool_list_changed();
     mcpwasm::notify_resource_list_changed();
     mcpwasm::notify_prompt_list_changed();
+    mcpwasm::notify_url_elicitation_completed("el-1");
     Ok(ToolResult::text("ok"))
 }
 
@@ -157,6 +158,7 @@ fn notifications() {
             ("notify_tool_list_changed", "null".to_string()),
             ("notify_resource_list_changed", "null".to_string()),
             ("notify_prompt_list_changed", "null".to_string()),
+            ("notify_url_elicitation_completed", r#"{"elicitationId":"el-1"}"#.to_string()),
         ]
     );
 }

@@ -61,6 +61,7 @@ fn changed(_: &Call) -> Result<ToolResult, String> {
     mcpwasm::notify_tool_list_changed();
     mcpwasm::notify_resource_list_changed();
     mcpwasm::notify_prompt_list_changed();
+    mcpwasm::notify_url_elicitation_completed("el-parity");
     Ok(ToolResult::text("changed"))
 }
 
