@@ -10,7 +10,7 @@
 
 import { Memory } from "@extism/as-pdk";
 import { length, free } from "@extism/as-pdk/lib/env";
-import { JSONValue, parseJSON, jsonError } from "./json";
+import { JSONValue, parseJSON, jsonError, stringField, stringOr } from "./json";
 import { handleOf } from "./host";
 
 // @ts-ignore: decorator
@@ -25,19 +25,15 @@ declare function create_elicitation(handle: u64): u64;
 @external("extism:host/user", "list_roots")
 declare function list_roots(): u64;
 
-/** The JSON object in a kernel block the host returned; the block is freed. */
-function answerOf(handle: u64): JSONValue {
-  if (handle == 0) return failure("the host returned no answer");
+/** The result of type T for the JSON object in a kernel block the host returned; the block is freed. */
+function answerOf<T extends HostResult>(handle: u64): T {
+  if (handle == 0) return HostResult.failure<T>("the host returned no answer");
   const text = new Memory(handle, length(handle)).toString();
   free(handle);
   const v = parseJSON(text);
-  if (v == null) return failure("the host's answer is not JSON: " + jsonError());
-  if (!v.isObject) return failure("the host's answer is not a JSON object (got " + v.typeName() + ")");
-  return v;
-}
-
-function failure(message: string): JSONValue {
-  return JSONValue.object().set("error", JSONValue.object().setString("message", message));
+  if (v == null) return HostResult.failure<T>("the host's answer is not JSON: " + jsonError());
+  if (!v.isObject) return HostResult.failure<T>("the host's answer is not a JSON object (got " + v.typeName() + ")");
+  return instantiate<T>(v);
 }
 
 /**
@@ -66,14 +62,19 @@ export class HostResult {
     }
   }
 
+  /** A result of type T (HostResult or a subclass) with `ok` false and `message` as its error. */
+  static failure<T extends HostResult>(message: string): T {
+    const r = instantiate<T>(JSONValue.object());
+    r.ok = false;
+    r.error = message;
+    return r;
+  }
+
   /** A member of the result, or null. */
   get(key: string): JSONValue | null { return this.value.get(key); }
 
   /** A string member of the result, or "". */
-  getString(key: string): string {
-    const v = this.value.get(key);
-    return v != null && v.isString ? v.s : "";
-  }
+  getString(key: string): string { return stringOr(this.value, key, ""); }
 }
 
 /** The text of a text content block, or of the first text block in an array of them; "" if none. */
@@ -86,9 +87,7 @@ function textOf(content: JSONValue | null): string {
     }
     return "";
   }
-  const type = content.get("type");
-  const text = content.get("text");
-  return type != null && type.isString && type.s == "text" && text != null && text.isString ? text.s : "";
+  return stringField(content, "type") == "text" ? stringOr(content, "text", "") : "";
 }
 
 /**
@@ -153,7 +152,7 @@ export class SamplingResult extends HostResult {
 
 /** Asks the client's model for a completion (sampling/createMessage). */
 export function createMessage(request: SamplingRequest): SamplingResult {
-  return new SamplingResult(answerOf(create_message(handleOf(request.params))));
+  return answerOf<SamplingResult>(create_message(handleOf(request.params)));
 }
 
 /** The answer to an elicitation: an MCP ElicitResult when `ok`. */
@@ -168,15 +167,12 @@ export class ElicitResult extends HostResult {
     return c != null && c.isObject ? c : JSONValue.null();
   }
   /** A submitted string field, or "". */
-  string(key: string): string {
-    const v = this.content.get(key);
-    return v != null && v.isString ? v.s : "";
-  }
+  string(key: string): string { return stringOr(this.content, key, ""); }
 }
 
 /** Sends elicitation/create with any ElicitRequest params (form or URL mode). */
 export function createElicitation(params: JSONValue): ElicitResult {
-  return new ElicitResult(answerOf(create_elicitation(handleOf(params))));
+  return answerOf<ElicitResult>(create_elicitation(handleOf(params)));
 }
 
 /**
@@ -186,7 +182,7 @@ export function createElicitation(params: JSONValue): ElicitResult {
  */
 export function elicit(message: string, requestedSchema: string): ElicitResult {
   const schema = parseJSON(requestedSchema);
-  if (schema == null) return new ElicitResult(failure("requestedSchema is not valid JSON: " + jsonError()));
+  if (schema == null) return HostResult.failure<ElicitResult>("requestedSchema is not valid JSON: " + jsonError());
   return createElicitation(JSONValue.object().setString("message", message).set("requestedSchema", schema));
 }
 
@@ -213,10 +209,9 @@ export class RootsResult extends HostResult {
     const list = this.value.get("roots");
     if (list == null) return out;
     for (let i = 0; i < list.length; i++) {
-      const r = list.at(i)!;
-      const uri = r.get("uri");
-      const name = r.get("name");
-      if (uri != null && uri.isString) out.push(new Root(uri.s, name != null && name.isString ? name.s : ""));
+      const r = list.at(i);
+      const uri = stringField(r, "uri");
+      if (uri != null) out.push(new Root(uri, stringOr(r, "name", "")));
     }
     return out;
   }
@@ -224,5 +219,5 @@ export class RootsResult extends HostResult {
 
 /** Asks the client for its roots (roots/list). */
 export function listRoots(): RootsResult {
-  return new RootsResult(answerOf(list_roots()));
+  return answerOf<RootsResult>(list_roots());
 }

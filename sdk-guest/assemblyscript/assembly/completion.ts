@@ -2,8 +2,8 @@
 // resource template's builder attaches candidates to one of its arguments,
 // and the `complete` export answers from them.
 
-import { JSONValue } from "./json";
-import { Envelope, Request, readEnvelope, stringField } from "./envelope";
+import { JSONValue, stringField, stringOr } from "./json";
+import { Envelope, Request, readEnvelope } from "./envelope";
 import { outputString, setError } from "./host";
 
 /** MCP caps a completion at 100 values. */
@@ -27,14 +27,8 @@ export class CompleteRequest extends Request {
   /** Arguments the client already resolved (params.context.arguments), an object. */
   resolved: JSONValue = JSONValue.object();
 
-  /** A request with the host's Context and the MCP request's _meta. */
-  constructor(context: JSONValue, meta: JSONValue | null) { super(context, meta); }
-
   /** An already-resolved argument, or `dflt`. */
-  resolvedArg(name: string, dflt: string = ""): string {
-    const v = stringField(this.resolved, name);
-    return v == null ? dflt : v;
-  }
+  resolvedArg(name: string, dflt: string = ""): string { return stringOr(this.resolved, name, dflt); }
 }
 
 /** An MCP completion: values, and optionally total and hasMore. */
@@ -102,19 +96,16 @@ export function completeExport(): i32 {
   const arg = p.get("argument");
   const refType = stringField(ref, "type");
   const argName = stringField(arg, "name");
-  if (ref == null || arg == null || refType == null || argName == null) {
+  if (refType == null || argName == null) { // null also when ref or argument is absent
     setError("mcpwasm: malformed complete input: want ref.type and argument.name");
     return 1;
   }
   const req = new CompleteRequest(env.context, p.get("_meta"));
   req.refType = refType;
-  const name = stringField(ref, "name");
-  const uri = stringField(ref, "uri");
-  if (name != null) req.name = name;
-  if (uri != null) req.uri = uri;
+  req.name = stringOr(ref, "name", "");
+  req.uri = stringOr(ref, "uri", "");
   req.argument = argName;
-  const value = stringField(arg, "value");
-  if (value != null) req.value = value;
+  req.value = stringOr(arg, "value", "");
   const ctx = p.get("context");
   if (ctx != null) {
     const resolved = ctx.get("arguments");

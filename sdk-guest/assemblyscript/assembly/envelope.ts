@@ -2,7 +2,7 @@
 // {"request": <MCP params>, "context": Context} (ABI.md §2 and §5), and the
 // context accessors the handlers' request objects share.
 
-import { JSONValue, parseJSON, jsonError } from "./json";
+import { JSONValue, parseJSON, jsonError, stringOr } from "./json";
 import { inputString, setError } from "./host";
 
 /** The parts of an export's input. */
@@ -31,11 +31,18 @@ export function readEnvelope(exportName: string): Envelope | null {
   return new Envelope(req, ctx != null && ctx.isObject ? ctx : JSONValue.object());
 }
 
-/** A string member of obj, or null if it is absent or not a string. */
-export function stringField(obj: JSONValue | null, key: string): string | null {
-  if (obj == null) return null;
-  const v = obj.get(key);
-  return v != null && v.isString ? v.s : null;
+/**
+ * The request's "arguments" (call_tool, get_prompt): an object, {} when it is
+ * absent or JSON null. Anything else calls error_set ("mcpwasm: malformed
+ * <exportName> input: request.arguments is a <type>, not an object") and
+ * returns null; the export should then return 1.
+ */
+export function argumentsOf(request: JSONValue, exportName: string): JSONValue | null {
+  const args = request.get("arguments");
+  if (args == null || args.isNull) return JSONValue.object();
+  if (args.isObject) return args;
+  setError("mcpwasm: malformed " + exportName + " input: request.arguments is a " + args.typeName() + ", not an object");
+  return null;
 }
 
 /**
@@ -55,7 +62,7 @@ export class Request {
   }
 
   /** The plugin's configured name. */
-  get plugin(): string { const p = stringField(this.context, "plugin"); return p == null ? "" : p; }
+  get plugin(): string { return stringOr(this.context, "plugin", ""); }
   /** Milliseconds before the host stops this call, or -1 if it did not say. */
   get deadlineMs(): i64 { const d = this.context.get("deadline_ms"); return d != null && d.isNumber ? <i64>d.n : -1; }
   /** The folders the operator granted (context.mounts): objects with path and read_only. */

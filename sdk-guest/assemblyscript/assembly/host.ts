@@ -58,12 +58,6 @@ export function config(key: string): string | null {
   return Config.get(key);
 }
 
-function sendToHost(payload: JSONValue, progress: bool): void {
-  const handle = handleOf(payload);
-  if (progress) notify_progress(handle);
-  else notify_logging_message(handle);
-}
-
 /**
  * Sends notifications/progress for the current request; the host adds the
  * client's progress token, and does nothing if the client sent none.
@@ -73,7 +67,7 @@ export function progress(progress: f64, total: f64 = NaN, message: string | null
   const v = JSONValue.object().setNumber("progress", progress);
   if (!isNaN(total)) v.setNumber("total", total);
   if (message != null) v.setString("message", message);
-  sendToHost(v, true);
+  notify_progress(handleOf(v));
 }
 
 /**
@@ -84,7 +78,7 @@ export function log(level: string, data: JSONValue, logger: string | null = null
   const v = JSONValue.object().setString("level", level);
   if (logger != null) v.setString("logger", logger);
   v.set("data", data);
-  sendToHost(v, false);
+  notify_logging_message(handleOf(v));
 }
 
 /** log() with a text message. */

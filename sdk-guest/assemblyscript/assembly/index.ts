@@ -7,10 +7,12 @@
 //   export { list_tools, call_tool, mcpwasm_abi_version } from "@mcpwasm/sdk";
 //
 // The host advertises capabilities from the module's exports, so re-export
-// only what the plugin provides: list_resources, list_resource_templates and
-// read_resource for resources; list_prompts and get_prompt for prompts;
-// complete for completions. Build with an asconfig.json extending the SDK's
-// plugin.asconfig.json, which wires `--use abort=...` to mcpwasmAbort.
+// only what the plugin provides: list_resources and read_resource for
+// resources, plus list_resource_templates for templates (a plugin with only
+// templates re-exports list_resource_templates and read_resource);
+// list_prompts and get_prompt for prompts; complete for completions. Build
+// with an asconfig.json extending the SDK's plugin.asconfig.json, which wires
+// `--use abort=...` to mcpwasmAbort.
 
 import { listTools, callTool } from "./tool";
 import { listResources, listResourceTemplates, readResource } from "./resource";
@@ -29,7 +31,8 @@ export {
 } from "./client";
 export { Request } from "./envelope";
 export {
-  Resource, ResourceTemplate, ResourceHandler, ReadRequest, ResourceResult, registerResource, registerResourceTemplate,
+  Resource, ResourceTemplate, ResourceHandler, ReadRequest, ResourceResult, ResourceContent, registerResource,
+  registerResourceTemplate,
 } from "./resource";
 export { Prompt, PromptArgument, PromptHandler, PromptRequest, PromptResult, registerPrompt } from "./prompt";
 export { Completion, CompleteRequest, Completer, MAX_COMPLETION_VALUES } from "./completion";

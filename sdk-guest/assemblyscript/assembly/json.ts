@@ -117,6 +117,19 @@ export function parseJSON(text: string, maxDepth: i32 = DEFAULT_MAX_DEPTH): JSON
   return v;
 }
 
+/** A string member of obj, or null if obj is null or the member is absent or not a string. */
+export function stringField(obj: JSONValue | null, key: string): string | null {
+  if (obj == null) return null;
+  const v = obj.get(key);
+  return v != null && v.isString ? v.s : null;
+}
+
+/** A string member of obj, or `dflt` if obj is null or the member is absent or not a string. */
+export function stringOr(obj: JSONValue | null, key: string, dflt: string): string {
+  const s = stringField(obj, key);
+  return s == null ? dflt : s;
+}
+
 class Parser {
   i: i32 = 0;
   depth: i32 = 0;

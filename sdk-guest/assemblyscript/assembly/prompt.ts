@@ -2,9 +2,10 @@
 // bodies, the PromptRequest a handler receives and the PromptResult it
 // returns.
 
-import { JSONValue } from "./json";
-import { Envelope, Request, readEnvelope, stringField } from "./envelope";
+import { JSONValue, stringField, stringOr } from "./json";
+import { Envelope, Request, argumentsOf, readEnvelope } from "./envelope";
 import { outputString, setError } from "./host";
+import { validName } from "./tool";
 import { textBlock } from "./client";
 import { Completer, addCompletion } from "./completion";
 
@@ -68,18 +69,17 @@ export class PromptRequest extends Request {
   /** The arguments, an object of strings. */
   args: JSONValue = JSONValue.object();
 
-  /** A request with the host's Context and the MCP request's _meta. */
-  constructor(context: JSONValue, meta: JSONValue | null) { super(context, meta); }
-
   /** An argument, or `dflt` when it is absent. */
-  arg(name: string, dflt: string = ""): string { const v = stringField(this.args, name); return v == null ? dflt : v; }
+  arg(name: string, dflt: string = ""): string { return stringOr(this.args, name, dflt); }
   /** Whether the argument is present. */
   has(name: string): bool { return stringField(this.args, name) != null; }
 }
 
 /** An MCP GetPromptResult under construction, or a failure. */
 export class PromptResult {
+  /** The description sent with the messages, or null for none. */
   description: string | null = null;
+  /** The messages so far, in order: objects with role and content (a content block). */
   messages: JSONValue[] = [];
   /** The failure message, or null. */
   failure: string | null = null;
@@ -110,15 +110,6 @@ export class PromptResult {
     if (d != null) v.setString("description", d);
     return v.set("messages", ms);
   }
-}
-
-function validName(s: string): bool {
-  if (s.length == 0 || s.length > 64) return false;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x5f || c == 0x2d)) return false;
-  }
-  return true;
 }
 
 /** The body of the list_prompts export. */
@@ -155,9 +146,8 @@ export function getPrompt(): i32 {
   if (env == null) return 1;
   const name = stringField(env.request, "name");
   if (name == null) { setError("mcpwasm: malformed get_prompt input: no request.name"); return 1; }
-  let args = env.request.get("arguments");
-  if (args == null || args.isNull) args = JSONValue.object();
-  if (!args.isObject) { setError("mcpwasm: malformed get_prompt input: request.arguments is a " + args.typeName()); return 1; }
+  const args = argumentsOf(env.request, "get_prompt");
+  if (args == null) return 1;
   let prompt: Prompt | null = null;
   for (let i = 0; i < prompts.length; i++) if (prompts[i].name == name) { prompt = prompts[i]; break; }
   if (prompt == null) { setError("prompt " + name + " not found"); return 1; }

@@ -2,8 +2,8 @@
 // list_resources, list_resource_templates and read_resource bodies, the
 // ReadRequest a handler receives and the ResourceResult it returns.
 
-import { JSONValue, parseJSON, jsonError } from "./json";
-import { Envelope, Request, readEnvelope, stringField } from "./envelope";
+import { JSONValue, parseJSON, jsonError, stringField } from "./json";
+import { Envelope, Request, readEnvelope } from "./envelope";
 import { outputString, setError } from "./host";
 import { base64 } from "./tool";
 import { URITemplate } from "./uritemplate";
@@ -42,12 +42,19 @@ export class ResourceTemplate {
   description: string | null = null;
   mimeType: string | null = null;
   annotations: string | null = null;
-  /** The parsed template (check its `error`). */
-  parsed: URITemplate;
+  private parsedCache: URITemplate | null = null;
 
   /** A template (RFC 6570); prefer registerResourceTemplate. */
-  constructor(public uriTemplate: string, public name: string, public handler: ResourceHandler) {
-    this.parsed = new URITemplate(uriTemplate);
+  constructor(public uriTemplate: string, public name: string, public handler: ResourceHandler) {}
+
+  /**
+   * The parsed template (check its `error`). It is parsed on first use, so an
+   * export that never reads templates does not parse them.
+   */
+  get parsed(): URITemplate {
+    let p = this.parsedCache;
+    if (p == null) { p = new URITemplate(this.uriTemplate); this.parsedCache = p; }
+    return p;
   }
 
   /** Sets title. */
@@ -104,16 +111,18 @@ export class ReadRequest extends Request {
   /** The declared mimeType, or "". */
   mimeType: string = "";
 
-  /** A request with the host's Context and the MCP request's _meta. */
-  constructor(context: JSONValue, meta: JSONValue | null) { super(context, meta); }
-
   /** A template variable, or `dflt` when the URI leaves it out. */
   var(name: string, dflt: string = ""): string { return this.vars.has(name) ? this.vars.get(name) : dflt; }
   /** Whether the URI sets a template variable. */
   hasVar(name: string): bool { return this.vars.has(name); }
 }
 
-class Content {
+/** One content of a ResourceResult: text or blob, with an optional URI and MIME type. */
+export class ResourceContent {
+  /**
+   * A content: its URI and MIME type (null to use the URI read and the declared
+   * type), and either its text or its blob (base64); the other is null.
+   */
   constructor(public uri: string | null, public mimeType: string | null, public text: string | null, public blob: string | null) {}
 }
 
@@ -123,7 +132,8 @@ class Content {
  * one.
  */
 export class ResourceResult {
-  contents: Content[] = [];
+  /** The contents added so far, in order. */
+  contents: ResourceContent[] = [];
   /** The failure message, or null for contents. */
   failure: string | null = null;
 
@@ -138,12 +148,12 @@ export class ResourceResult {
 
   /** Appends a text content; `uri` defaults to the URI read. */
   withText(text: string, mimeType: string | null = null, uri: string | null = null): ResourceResult {
-    this.contents.push(new Content(uri, mimeType, text, null));
+    this.contents.push(new ResourceContent(uri, mimeType, text, null));
     return this;
   }
   /** Appends a blob content; `uri` defaults to the URI read. */
   withBlob(data: Uint8Array, mimeType: string | null = null, uri: string | null = null): ResourceResult {
-    this.contents.push(new Content(uri, mimeType, null, base64(data)));
+    this.contents.push(new ResourceContent(uri, mimeType, null, base64(data)));
     return this;
   }
 

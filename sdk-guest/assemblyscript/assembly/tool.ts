@@ -1,8 +1,8 @@
 // Tools: registration, the Call a handler receives and the ToolResult it returns.
 
-import { JSONValue, parseJSON, jsonError } from "./json";
-import { inputString, outputString, setError } from "./host";
-import { Request } from "./envelope";
+import { JSONValue, parseJSON, jsonError, stringField } from "./json";
+import { outputString, setError } from "./host";
+import { Envelope, Request, argumentsOf, readEnvelope } from "./envelope";
 
 /** A tool handler. Return ToolResult.error(...) for failures the model should see. */
 export type Handler = (call: Call) => ToolResult;
@@ -43,7 +43,7 @@ export class Call extends Request {
   /** The first argument error, if any. */
   argError: string | null = null;
   /** A call of tool `name`; the SDK builds it from call_tool's input. */
-  constructor(public name: string, public args: JSONValue, meta: JSONValue, context: JSONValue) { super(context, meta); }
+  constructor(public name: string, public args: JSONValue, meta: JSONValue | null, context: JSONValue) { super(context, meta); }
 
   /** An argument, or null if it is absent or JSON null. */
   arg(key: string): JSONValue | null {
@@ -136,8 +136,14 @@ export function base64(data: Uint8Array): string {
   return parts.join("");
 }
 
-function isNameChar(c: i32): bool {
-  return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x5f || c == 0x2d;
+/** Whether `s` is a valid tool or prompt name: 1-64 characters of [A-Za-z0-9_-], the host's rule. */
+export function validName(s: string): bool {
+  if (s.length == 0 || s.length > 64) return false;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (!((c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c == 0x5f || c == 0x2d)) return false;
+  }
+  return true;
 }
 
 function schemaOf(t: Tool, what: string, text: string): JSONValue | null {
@@ -156,9 +162,7 @@ export function listTools(): i32 {
   const list = JSONValue.array();
   for (let i = 0; i < tools.length; i++) {
     const t = tools[i];
-    let ok = t.name.length > 0 && t.name.length <= 64;
-    for (let k = 0; k < t.name.length; k++) ok = ok && isNameChar(t.name.charCodeAt(k));
-    if (!ok) { setError("tool name \"" + t.name + "\" must be 1-64 characters of [A-Za-z0-9_-]"); return 1; }
+    if (!validName(t.name)) { setError("tool name \"" + t.name + "\" must be 1-64 characters of [A-Za-z0-9_-]"); return 1; }
     for (let j = 0; j < i; j++) {
       if (tools[j].name == t.name) { setError("tool " + t.name + " is declared twice"); return 1; }
     }
@@ -189,25 +193,13 @@ export function listTools(): i32 {
 
 /** The body of the call_tool export. */
 export function callTool(): i32 {
-  const env = parseJSON(inputString());
-  if (env == null) { setError("mcpwasm: malformed call_tool input: " + jsonError()); return 1; }
-  const req = env.get("request");
-  let nameV: JSONValue | null = null;
-  if (req != null) nameV = req.get("name");
-  if (req == null || nameV == null || !nameV.isString) {
-    setError("mcpwasm: malformed call_tool input: no request.name");
-    return 1;
-  }
-  const name = nameV.s;
-  let args = req.get("arguments");
-  if (args == null || args.isNull) args = JSONValue.object();
-  if (!args.isObject) {
-    setError("mcpwasm: malformed call_tool input: request.arguments is a " + args.typeName() + ", not an object");
-    return 1;
-  }
-  const meta = req.get("_meta");
-  const ctx = env.get("context");
-  const call = new Call(name, args, meta == null ? JSONValue.null() : meta, ctx == null ? JSONValue.object() : ctx);
+  const env: Envelope | null = readEnvelope("call_tool");
+  if (env == null) return 1;
+  const name = stringField(env.request, "name");
+  if (name == null) { setError("mcpwasm: malformed call_tool input: no request.name"); return 1; }
+  const args = argumentsOf(env.request, "call_tool");
+  if (args == null) return 1;
+  const call = new Call(name, args, env.request.get("_meta"), env.context);
   let result: ToolResult | null = null;
   for (let i = 0; i < tools.length; i++) {
     if (tools[i].name == name) {

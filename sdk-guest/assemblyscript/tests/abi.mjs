@@ -93,6 +93,8 @@ export async function run(wasmPath) {
   assert.deepEqual([r.rc, r.error], [1, "prompt review: argument code must be a string, got number"]);
   r = await p.getPrompt("fails", {});
   assert.deepEqual([r.rc, r.error], [1, "nothing to prompt for fails"]);
+  r = await p.call("get_prompt", JSON.stringify({ request: { name: "review", arguments: "code" } }));
+  assert.deepEqual([r.rc, r.error], [1, "mcpwasm: malformed get_prompt input: request.arguments is a string, not an object"]);
   r = await p.getPrompt("ghost", {});
   assert.deepEqual([r.rc, r.error], [1, "prompt ghost not found"]);
   r = await p.getPrompt("chat", { mood: "calm" }, { plugin: "bot" });

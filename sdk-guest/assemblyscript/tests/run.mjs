@@ -1,5 +1,6 @@
-// npm test: builds the JSON and URI template tests and three plugins (the
-// example, an API tour and the rest of ABI v1), then runs them under Node.
+// npm test: builds the JSON and URI template tests and four plugins (the
+// example, an API tour, the rest of ABI v1 and declaration mistakes), then
+// runs them under Node.
 // The plugins run against testing/kernel.mjs, a stand-in for the Extism
 // kernel, so the SDK's exports are tested without the Go host.
 import asc from "assemblyscript/asc";
@@ -59,6 +60,10 @@ assert.equal(r.output.content[0].text, "unknown tool \"nope\"");
 r = await call("call_tool", "not json");
 assert.equal(r.rc, 1);
 assert.match(r.error, /^mcpwasm: malformed call_tool input: expected a JSON value at offset 0/);
+r = await call("call_tool", "[1]");
+assert.deepEqual([r.rc, r.error], [1, "mcpwasm: malformed call_tool input: no request object"]);
+r = await call("call_tool", JSON.stringify({ request: {} }));
+assert.deepEqual([r.rc, r.error], [1, "mcpwasm: malformed call_tool input: no request.name"]);
 r = await call("call_tool", JSON.stringify({ request: { name: "hello", arguments: [1] } }));
 assert.equal(r.rc, 1);
 assert.match(r.error, /request.arguments is a array/);
@@ -96,3 +101,12 @@ console.log("features: ok");
 await build(["tests/abi.ts", "-O3", "--use", "abort=assembly/host/mcpwasmAbort", "--outFile", "build/abi.wasm"]);
 await (await import("./abi.mjs")).run("build/abi.wasm");
 console.log("abi: ok");
+
+// 5. Declaration mistakes fail list_resource_templates or list_prompts, naming the item.
+const invalid = await import("./invalid.mjs");
+for (const [n] of invalid.cases) {
+  await build(["tests/invalid.ts", "--use", "CASE=" + n, "--use", "abort=assembly/host/mcpwasmAbort",
+    "--outFile", "build/invalid.wasm"]);
+  await invalid.run("build/invalid.wasm", n);
+}
+console.log("invalid: ok");

@@ -4,6 +4,7 @@ import {
   registerTool, Call, ToolResult, JSONValue, config, progress, log,
   SamplingRequest, createMessage, elicit, listRoots,
   notifyResourceUpdated, notifyToolListChanged, notifyResourceListChanged, notifyPromptListChanged,
+  notifyElicitationComplete,
   registerResource, registerResourceTemplate, ReadRequest, ResourceResult,
   registerPrompt, PromptRequest, PromptResult,
 } from "@mcpwasm/sdk";
@@ -69,6 +70,7 @@ function changed(call: Call): ToolResult {
   notifyToolListChanged();
   notifyResourceListChanged();
   notifyPromptListChanged();
+  notifyElicitationComplete("el-parity");
   return ToolResult.text("changed");
 }
 
