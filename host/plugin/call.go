@@ -146,16 +146,26 @@ func (p *Plugin) moduleConfig(ctx context.Context, stdout, stderr *capWriter) wa
 		WithSysWalltime().
 		WithSysNanotime().
 		WithRandSource(rand.Reader).
-		WithNanosleep(func(ns int64) {
-			t := time.NewTimer(time.Duration(ns))
-			defer t.Stop()
-			select {
-			case <-t.C:
-			case <-ctx.Done():
-			}
-		}).
+		WithNanosleep(func(ns int64) { sleepCtx(ctx, ns) }).
 		WithStdout(stdout).
 		WithStderr(stderr)
+}
+
+// sleepCtx sleeps ns nanoseconds or until ctx ends, whichever comes first.
+// A negative ns is a sleep too long to represent (wazero hands a guest's
+// u64::MAX as -1): it lasts until ctx ends, never returns at once, so a
+// loop of such sleeps cannot spin the CPU. Every call context has a deadline.
+func sleepCtx(ctx context.Context, ns int64) {
+	if ns < 0 {
+		<-ctx.Done()
+		return
+	}
+	t := time.NewTimer(time.Duration(ns))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // logGuestOutput writes what the guest printed to the server log, and sends

@@ -116,7 +116,11 @@ func (rt *Runtime) MemoryStats() memalloc.Stats {
 	return rt.mem.Stats()
 }
 
+// compileContext is the context plugins compile with: parallel compilation,
+// and the listener that makes endless guest sleeps last until the call's
+// deadline (see sleep.go).
 func (rt *Runtime) compileContext(ctx context.Context) context.Context {
+	ctx = experimental.WithFunctionListenerFactory(ctx, sleepClampFactory{})
 	return experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
 }
 

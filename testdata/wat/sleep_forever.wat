@@ -1,0 +1,16 @@
+;; sleep_forever: asks WASI poll_oneoff for a u64::MAX ns sleep (which wazero hands the host as -1), then answers "woke". The sleep must last until the call's deadline. Expect timeout.
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll_oneoff (param i32 i32 i32 i32) (result i32)))
+;; ---
+  (data (i32.const 0) "{\"tools\":[{\"name\":\"sleep_forever\",\"description\":\"Test fixture: sleep_forever.\",\"inputSchema\":{\"type\":\"object\"}}]}\00")
+  (data (i32.const 1024) "{\"content\":[{\"type\":\"text\",\"text\":\"woke\"}]}\00")
+  (export "list_tools" (func $list))
+  (func $call (result i32)
+    (i64.store (i32.const 4096) (i64.const 1))
+    (i32.store8 (i32.const 4104) (i32.const 0))
+    (i32.store (i32.const 4112) (i32.const 1))
+    (i64.store (i32.const 4120) (i64.const -1))
+    (i64.store (i32.const 4128) (i64.const 0))
+    (i32.store16 (i32.const 4136) (i32.const 0))
+    (drop (call $poll_oneoff (i32.const 4096) (i32.const 4160) (i32.const 1) (i32.const 4224)))
+    (call $ok))
+  (export "call_tool" (func $call))
