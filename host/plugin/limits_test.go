@@ -2,6 +2,7 @@ package plugin_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -20,5 +21,25 @@ func TestEndlessSleepLastsUntilDeadline(t *testing.T) {
 	out, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))
 	if cerr == nil || cerr.Category != abi.ErrTimeout {
 		t.Fatalf("want a timeout, got output %q, error %+v", out, cerr)
+	}
+}
+
+// Tables count against the memory limit: 64 tables that may each grow to
+// the per-table cap would hold 51 MB of table under an 8 MiB limit.
+func TestTablesTogetherBoundedByMemoryLimit(t *testing.T) {
+	p, err := load(t, "table_many", plugin.Config{MemoryLimit: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum uint64
+	for _, tb := range p.Module.Tables {
+		sum += tb.Max
+	}
+	if sum*plugin.TableElementBytes > 8<<20 {
+		t.Errorf("the tables may grow to %d elements in all (%d bytes), past the 8 MiB limit", sum, sum*plugin.TableElementBytes)
+	}
+	out, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))
+	if cerr != nil || !strings.Contains(string(out), "table.grow refused") {
+		t.Fatalf("want the grows refused, got %q, %+v", out, cerr)
 	}
 }

@@ -140,6 +140,8 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 	patched, mod, err := wasmbin.Preflight(cfg.Wasm, wasmbin.Policy{
 		AllowedNamespaces: []string{abi.NamespaceKernel, abi.NamespaceUser, abi.NamespaceWASI},
 		MaxTableElements:  MaxTableElements,
+		// Tables together are bounded by the memory limit (budget.go).
+		MaxTotalTableElements: maxTableElements(cfg.MemoryLimit),
 	})
 	if err != nil {
 		return nil, err

@@ -143,13 +143,21 @@ type Policy struct {
 	// or with a larger one, is given this maximum. A table whose minimum
 	// exceeds it is refused.
 	MaxTableElements uint32
+	// MaxTotalTableElements caps the sum of all defined tables' maximums,
+	// so that many tables cannot add up to what one may not have. Tables
+	// whose minimums together exceed it are refused; otherwise, if their
+	// maximums (after MaxTableElements) add up to more, the room above the
+	// minimums is shared out (see capTables). 0 means no bound on the sum.
+	MaxTotalTableElements uint64
 }
 
 // Preflight checks wasm against p: it must parse (see Inspect), import only
 // from p.AllowedNamespaces, import no memory and no table, and define no
-// table whose minimum exceeds p.MaxTableElements. It returns a copy of wasm
+// table whose minimum exceeds p.MaxTableElements, nor tables whose minimums
+// add up to more than p.MaxTotalTableElements. It returns a copy of wasm
 // in which every defined table has a maximum of at most p.MaxTableElements,
-// and the Module of that copy. In that copy, data segments that lie less
+// the maximums add up to at most p.MaxTotalTableElements, and the Module of
+// that copy. In that copy, data segments that lie less
 // than 4 KiB apart are also merged into one, zeros filling the gaps, when
 // that provably leaves instantiation unchanged: the same memory contents,
 // and failure exactly when the original fails (see datasegs.go for the
@@ -179,16 +187,9 @@ func Preflight(wasm []byte, p Policy) (patched []byte, m *Module, err error) {
 			return nil, nil, fmt.Errorf("import %q.%q (table): plugins must define their own tables, not import one", imp.Module, imp.Name)
 		}
 	}
-	limit := uint64(p.MaxTableElements)
-	rewrite := false
-	for i, t := range m.Tables {
-		if t.Min > limit {
-			return nil, nil, fmt.Errorf("table %d starts with %d elements, more than the limit of %d", i, t.Min, limit)
-		}
-		if !t.HasMax || t.Max > limit {
-			m.Tables[i].Max, m.Tables[i].HasMax = limit, true
-			rewrite = true
-		}
+	rewrite, err := capTables(m.Tables, uint64(p.MaxTableElements), p.MaxTotalTableElements)
+	if err != nil {
+		return nil, nil, err
 	}
 	// The patches, in section order (the table section precedes data).
 	type patch struct {
