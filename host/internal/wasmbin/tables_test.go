@@ -65,8 +65,8 @@ func TestPreflightBoundsAllTablesTogether(t *testing.T) {
 // Uneven needs: a table asking for little extra keeps it, the rest share.
 func TestPreflightSharesTableRoom(t *testing.T) {
 	body := append(leb(3), 0x70, 1, 0, 10) // [0,10]
-	body = append(body, 0x70, 0, 0)       // [0,-]
-	body = append(body, 0x70, 0, 50)      // [50,-]
+	body = append(body, 0x70, 0, 0)        // [0,-]
+	body = append(body, 0x70, 0, 50)       // [50,-]
 	_, m, err := Preflight(module(sec(secTable, body)), Policy{MaxTableElements: 1000, MaxTotalTableElements: 1000})
 	if err != nil {
 		t.Fatal(err)
