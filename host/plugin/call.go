@@ -12,6 +12,7 @@ import (
 
 	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
 )
@@ -58,7 +59,13 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) ([]byt
 		}
 	}
 
-	out, o := p.run(callCtx, export, input)
+	res, rerr := p.reserve(ctx, callCtx)
+	if rerr != nil {
+		return nil, rerr
+	}
+	defer res.Release()
+
+	out, o := p.run(callCtx, export, input, res)
 	o.cancelled = errors.Is(ctx.Err(), context.Canceled)
 	if e := classify(o); e != nil {
 		return nil, e
@@ -75,7 +82,12 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) ([]byt
 func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]byte, uint32, *Error) {
 	callCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
-	out, o := p.run(callCtx, export, input)
+	res, rerr := p.reserve(ctx, callCtx)
+	if rerr != nil {
+		return nil, 0, rerr
+	}
+	defer res.Release()
+	out, o := p.run(callCtx, export, input, res)
 	rc := o.rc
 	o.rc = 0 // a version probe returns its answer as the code
 	if e := classify(o); e != nil {
@@ -84,13 +96,14 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 	return out, rc, nil
 }
 
-// run instantiates, calls and discards one instance.
-func (p *Plugin) run(ctx context.Context, export string, input []byte) (out []byte, o outcome) {
+// run instantiates, calls and discards one instance, its memories drawn
+// from res.
+func (p *Plugin) run(ctx context.Context, export string, input []byte, res *memalloc.Reservation) (out []byte, o outcome) {
 	o.timeoutMs = p.cfg.Timeout.Milliseconds()
 	o.memLimit = p.cfg.MemoryLimit
 	stdout := &capWriter{max: guestOutputCap}
 	stderr := &capWriter{max: guestOutputCap}
-	mem := &memWatch{inner: p.rt.alloc, limit: p.cfg.MemoryLimit}
+	mem := &memWatch{inner: res, limit: p.cfg.MemoryLimit}
 	exit := &exitWatch{}
 
 	defer func() {

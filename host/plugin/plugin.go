@@ -191,6 +191,10 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 		cfg: cfg, rt: rt, compiled: compiled, exports: exports,
 		slots: make(chan struct{}, cfg.Concurrency), Module: mod, ABIVersion: abi.Version,
 	}
+	if err := rt.checkBudget(p); err != nil {
+		p.Close(ctx)
+		return nil, err
+	}
 	if exports[abi.ExportABIVersion] {
 		_, rc, cerr := p.invokeRC(ctx, abi.ExportABIVersion, nil)
 		if cerr != nil {

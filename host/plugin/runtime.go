@@ -36,7 +36,7 @@ type RuntimeOptions struct {
 	// pooled mmap reservations outside the Go heap, zeroed between calls.
 	MemoryBudget uint64
 	// HeapMemory puts linear memories on the Go heap instead (slower; for
-	// comparison and for platforms without mmap).
+	// comparison and for platforms without mmap), under the same budget.
 	HeapMemory bool
 	// Logger receives load and call diagnostics. Nil discards them.
 	Logger *slog.Logger
@@ -48,8 +48,8 @@ type RuntimeOptions struct {
 // Runtime is the process-wide state shared by all plugins.
 type Runtime struct {
 	cache  wazero.CompilationCache
-	alloc  experimental.MemoryAllocator // nil: the Go heap
 	mem    *memalloc.Allocator
+	budget uint64 // MemoryBudget
 	logger *slog.Logger
 	slots  chan struct{} // process-wide call slots
 }
@@ -72,11 +72,8 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 	if opts.MaxCalls <= 0 {
 		opts.MaxCalls = 256
 	}
-	rt := &Runtime{logger: opts.Logger, slots: make(chan struct{}, opts.MaxCalls)}
-	if !opts.HeapMemory {
-		rt.mem = memalloc.New(memalloc.Options{Budget: opts.MemoryBudget, MaxPooled: 2 * opts.MaxCalls})
-		rt.alloc = rt.mem
-	}
+	rt := &Runtime{logger: opts.Logger, slots: make(chan struct{}, opts.MaxCalls), budget: opts.MemoryBudget}
+	rt.mem = memalloc.New(memalloc.Options{Budget: opts.MemoryBudget, MaxPooled: 2 * opts.MaxCalls, Heap: opts.HeapMemory})
 	if rt.logger == nil {
 		rt.logger = slog.New(slog.DiscardHandler)
 	}
@@ -102,17 +99,12 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 // this runtime is closed: Extism's compiled plugins break if their cache
 // closes first.
 func (rt *Runtime) Close(ctx context.Context) error {
-	if rt.mem != nil {
-		rt.mem.Trim()
-	}
+	rt.mem.Trim()
 	return rt.cache.Close(ctx)
 }
 
-// MemoryStats reports the pooled linear memories (zero with HeapMemory).
+// MemoryStats reports the linear memories and what the budget is charged.
 func (rt *Runtime) MemoryStats() memalloc.Stats {
-	if rt.mem == nil {
-		return memalloc.Stats{}
-	}
 	return rt.mem.Stats()
 }
 

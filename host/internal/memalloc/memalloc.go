@@ -23,13 +23,16 @@
 //     an api.Memory view must do the same, and must not close an instance
 //     while another goroutine is still calling into it (cancel its context
 //     instead: wazero then frees the memory on the calling goroutine).
-//   - The budget refuses growth, not instantiation. See Allocator.
+//   - The budget refuses growth; it can refuse instantiation only ahead of
+//     it, through Reserve. See Allocator.
 //
 // On Linux the reservations are mmap'd. Elsewhere, and wherever mmap fails,
 // memories are plain heap slices with the same budget accounting.
 package memalloc
 
 import (
+	"context"
+	"errors"
 	"math/bits"
 	"runtime"
 	"sync"
@@ -46,6 +49,9 @@ type Options struct {
 	// MaxPooled is how many freed reservations are kept for reuse, over all
 	// size classes. A freed reservation beyond it is unmapped. 0 keeps none.
 	MaxPooled int
+	// Heap puts every memory on the Go heap instead of an mmap reservation,
+	// with the same budget accounting.
+	Heap bool
 }
 
 // Stats is a snapshot of an Allocator's state.
@@ -78,9 +84,10 @@ const (
 // instantiation, is always granted and charged, even past the budget:
 // wazero v1.12 panics when that call returns nil, and Extism v1.7.1 then
 // leaves the instance's kernel memory, already built, live until the
-// CompiledPlugin closes, which would drain the budget for good. The
-// initial sizes are bounded by how many instances the host runs at once;
-// the budget bounds what they grow to.
+// CompiledPlugin closes, which would drain the budget for good. So the
+// initial sizes are charged before instantiation instead: Reserve takes
+// them from the budget (waiting for room, or refusing), and memories
+// allocated through the Reservation draw their initial size from it.
 type Allocator struct {
 	budget    uint64
 	maxPooled int
@@ -89,9 +96,11 @@ type Allocator struct {
 	pool      [numClasses][]*region
 	pooled    int
 	live      int
-	committed uint64
+	committed uint64 // live memories' sizes plus what Reservations hold
 	reserved  uint64
 	refused   uint64
+	heap      bool
+	wake      chan struct{} // closed when committed falls, if anyone waits
 }
 
 // New returns an Allocator configured by opts.
@@ -99,7 +108,7 @@ func New(opts Options) *Allocator {
 	if opts.MaxPooled < 0 {
 		opts.MaxPooled = 0
 	}
-	return &Allocator{budget: opts.Budget, maxPooled: opts.MaxPooled}
+	return &Allocator{budget: opts.Budget, maxPooled: opts.MaxPooled, heap: opts.Heap}
 }
 
 // Stats returns a consistent snapshot of the allocator's counters.
@@ -132,11 +141,15 @@ func (a *Allocator) Trim() {
 // so it may back a shared memory, except in the heap fallback (no mmap on
 // this platform, or mmap failed).
 func (a *Allocator) Allocate(capacity, max uint64) experimental.LinearMemory {
-	l := &lease{a: a, max: max, hint: capacity}
+	return a.allocate(capacity, max, nil)
+}
+
+func (a *Allocator) allocate(capacity, max uint64, res *Reservation) experimental.LinearMemory {
+	l := &lease{a: a, max: max, hint: capacity, res: res}
 	class, size, poolable := classOf(max)
 	a.mu.Lock()
 	a.live++
-	if max > 0 && poolable {
+	if max > 0 && poolable && !a.heap {
 		if n := len(a.pool[class]); n > 0 {
 			l.r = a.pool[class][n-1]
 			a.pool[class][n-1] = nil
@@ -145,7 +158,7 @@ func (a *Allocator) Allocate(capacity, max uint64) experimental.LinearMemory {
 		}
 	}
 	a.mu.Unlock()
-	if max > 0 && l.r == nil {
+	if max > 0 && l.r == nil && !a.heap {
 		if l.r = reserve(size); l.r != nil {
 			a.mu.Lock()
 			a.reserved += uint64(len(l.r.mem))
@@ -184,8 +197,9 @@ type linearMemory struct {
 type lease struct {
 	a       *Allocator
 	max     uint64
-	hint    uint64  // wazero's suggested capacity, for the heap fallback
-	r       *region // nil: heap fallback
+	hint    uint64       // wazero's suggested capacity, for the heap fallback
+	r       *region      // nil: heap fallback
+	res     *Reservation // the first growth draws from it, if set
 	heap    []byte
 	size    uint64 // bytes handed out and charged to the budget
 	started bool   // the first Reallocate (the initial size) has happened
@@ -217,11 +231,18 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 			a.mu.Unlock()
 			return nil
 		}
-		a.committed += delta
+		charged := delta
+		if first && l.res != nil {
+			// Already charged by the reservation.
+			charged -= min(delta, l.res.left)
+			l.res.left -= delta - charged
+		}
+		a.committed += charged
 		a.mu.Unlock()
 		if !l.grow(size) {
 			a.mu.Lock()
-			a.committed -= delta
+			a.committed -= delta // the reserved part too: it went with the memory
+			a.wakeLocked()
 			a.mu.Unlock()
 			return nil
 		}
@@ -287,6 +308,7 @@ func (l *lease) release(reuse bool) bool {
 	l.freed = true
 	a.live--
 	a.committed -= l.size
+	a.wakeLocked()
 	r, used := l.r, l.size
 	l.r, l.heap, l.size = nil, nil, 0
 	a.mu.Unlock()
@@ -328,4 +350,77 @@ func (a *Allocator) unmap(r *region) {
 type region struct {
 	mem []byte // the whole reservation: len == cap == reserved size
 	rw  uint64 // length of the prefix made readable and writable so far
+}
+
+// ErrOverBudget is Reserve's refusal of more bytes than the whole budget.
+var ErrOverBudget = errors.New("memalloc: more than the whole memory budget")
+
+// Reservation is memory charged to the budget ahead of instantiation. It is
+// an experimental.MemoryAllocator: the first Reallocate of each memory it
+// allocates (the memory's initial size, which the budget cannot refuse)
+// draws from what it holds before charging the budget. Release hands back
+// what was not drawn.
+type Reservation struct {
+	a    *Allocator
+	left uint64 // guarded by a.mu
+}
+
+// Reserve charges n bytes to the budget for an instance about to be built:
+// its memories' initial sizes and anything else it holds while it lives.
+// If the budget has no room now it waits until other memories free enough
+// or ctx ends, and then returns ctx's error. It returns ErrOverBudget at
+// once if n exceeds the whole budget. With no budget it always succeeds.
+func (a *Allocator) Reserve(ctx context.Context, n uint64) (*Reservation, error) {
+	if a.budget > 0 && n > a.budget {
+		a.mu.Lock()
+		a.refused++
+		a.mu.Unlock()
+		return nil, ErrOverBudget
+	}
+	for {
+		a.mu.Lock()
+		if a.budget == 0 || a.committed+n <= a.budget {
+			a.committed += n
+			a.mu.Unlock()
+			return &Reservation{a: a, left: n}, nil
+		}
+		if a.wake == nil {
+			a.wake = make(chan struct{})
+		}
+		wake := a.wake
+		a.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			a.mu.Lock()
+			a.refused++
+			a.mu.Unlock()
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// Allocate implements experimental.MemoryAllocator: a memory of the
+// Reservation's Allocator whose initial size is drawn from the reservation.
+func (r *Reservation) Allocate(capacity, max uint64) experimental.LinearMemory {
+	return r.a.allocate(capacity, max, r)
+}
+
+// Release returns to the budget what the memories did not draw. The memories
+// themselves stay charged until freed. A second Release does nothing.
+func (r *Reservation) Release() {
+	a := r.a
+	a.mu.Lock()
+	a.committed -= r.left
+	r.left = 0
+	a.wakeLocked()
+	a.mu.Unlock()
+}
+
+// wakeLocked wakes the Reserve calls waiting for room. a.mu is held.
+func (a *Allocator) wakeLocked() {
+	if a.wake != nil {
+		close(a.wake)
+		a.wake = nil
+	}
 }
