@@ -33,7 +33,11 @@ func (l *limitFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.maxOutput, "max-output", "", "largest tool output accepted, e.g. 4MiB (default 4MiB)")
 	fs.IntVar(&l.concurrency, "concurrency", 0, "calls of one plugin running at once (default 8)")
 	fs.StringVar(&l.budget, "memory-budget", "4GiB", "growth of all guest memories together, across plugins and calls (0: unbounded)")
-	fs.StringVar(&l.cacheDir, "cache-dir", "", `compiled-code cache folder ("off" to disable; default `+plugin.DefaultCacheDir()+`)`)
+	def := plugin.DefaultCacheDir()
+	if def == "" {
+		def = "none: no user cache folder"
+	}
+	fs.StringVar(&l.cacheDir, "cache-dir", "", `compiled-code cache folder, private to this user ("off" to disable; default `+def+`)`)
 }
 
 // spec is one plugin to load and how to expose it.

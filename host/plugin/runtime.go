@@ -29,7 +29,10 @@ const pageSize = 65536
 type RuntimeOptions struct {
 	// CacheDir holds wazero's compiled code between runs. Empty means
 	// DefaultCacheDir(); "off" disables the on-disk cache (an in-memory
-	// cache is still shared by all plugins of the process).
+	// cache is still shared by all plugins of the process). A folder that
+	// another user owns, or that group or others may write to, is refused
+	// with a warning and the process compiles in memory only (see
+	// checkCacheDir): compiled code read from it is run as is.
 	CacheDir string
 	// MemoryBudget bounds the growth of all linear memories together, in
 	// bytes (0: no bound beyond each plugin's own limit). Memories live in
@@ -55,11 +58,13 @@ type Runtime struct {
 }
 
 // DefaultCacheDir is where compiled plugins are cached: the user cache
-// directory's mcpwasm/wazero folder.
+// directory's mcpwasm/wazero folder, or "" when the user has none (no
+// $XDG_CACHE_HOME or $HOME). There is no fallback to the system's temporary
+// folder, where anyone could plant a cache.
 func DefaultCacheDir() string {
 	dir, err := os.UserCacheDir()
 	if err != nil {
-		dir = os.TempDir()
+		return ""
 	}
 	return filepath.Join(dir, "mcpwasm", "wazero")
 }
@@ -81,16 +86,7 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 	case "off":
 		rt.cache = wazero.NewCompilationCache()
 	default:
-		dir := opts.CacheDir
-		if dir == "" {
-			dir = DefaultCacheDir()
-		}
-		c, err := wazero.NewCompilationCacheWithDir(dir)
-		if err != nil {
-			rt.logger.Warn("compilation cache unavailable; compiling in memory only", "dir", dir, "err", err)
-			c = wazero.NewCompilationCache()
-		}
-		rt.cache = c
+		rt.cache = rt.diskCache(opts.CacheDir)
 	}
 	return rt, nil
 }
