@@ -17,9 +17,9 @@ import (
 )
 
 func newRuntime(lf *limitFlags, logger *slog.Logger) (*plugin.Runtime, error) {
-	budget, err := config.ParseSize(lf.budget)
+	budget, err := lf.memoryBudget()
 	if err != nil {
-		return nil, fmt.Errorf("--memory-budget: %w", err)
+		return nil, err
 	}
 	return plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: lf.cacheDir, Logger: logger, MemoryBudget: budget})
 }

@@ -25,9 +25,11 @@ type limitFlags struct {
 	budget      string
 	roots       stringList // call: --root
 	rwRoots     stringList // call: --rw-root
+	fs          *flag.FlagSet
 }
 
 func (l *limitFlags) register(fs *flag.FlagSet) {
+	l.fs = fs
 	fs.DurationVar(&l.timeout, "timeout", 0, "per-call time limit (default 5s, or [defaults] timeout)")
 	fs.StringVar(&l.memory, "memory", "", "per-plugin memory limit, e.g. 64MiB (default 64MiB)")
 	fs.StringVar(&l.maxOutput, "max-output", "", "largest tool output accepted, e.g. 4MiB (default 4MiB)")
@@ -46,31 +48,69 @@ type spec struct {
 	unprefixed bool
 }
 
-// defaults merges flags over the config file's [defaults]; flags win.
+// given reports whether the flag was set on the command line.
+func (l *limitFlags) given(name string) bool {
+	found := false
+	if l.fs != nil {
+		l.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	}
+	return found
+}
+
+// defaults merges flags over the config file's [defaults]; flags win. Every
+// flag given is checked against the ranges in host/config: out of range is
+// an error, never a silent change.
 func (l *limitFlags) defaults(c *config.Config) (plugin.Config, error) {
 	d := plugin.Config{Timeout: c.Defaults.Timeout.Duration, MemoryLimit: c.Defaults.Memory.Bytes,
 		MaxOutput: int(c.Defaults.MaxOutput.Bytes), Concurrency: c.Defaults.Concurrency}
-	if l.timeout > 0 {
+	if l.given("timeout") {
+		if err := config.CheckTimeout(l.timeout); err != nil {
+			return d, fmt.Errorf("--timeout: %w", err)
+		}
 		d.Timeout = l.timeout
 	}
-	if l.memory != "" {
+	if l.given("memory") {
 		n, err := config.ParseSize(l.memory)
+		if err == nil {
+			err = config.CheckMemory(n)
+		}
 		if err != nil {
 			return d, fmt.Errorf("--memory: %w", err)
 		}
 		d.MemoryLimit = n
 	}
-	if l.maxOutput != "" {
+	if l.given("max-output") {
 		n, err := config.ParseSize(l.maxOutput)
+		if err == nil {
+			err = config.CheckMaxOutput(n)
+		}
 		if err != nil {
 			return d, fmt.Errorf("--max-output: %w", err)
 		}
 		d.MaxOutput = int(n)
 	}
-	if l.concurrency > 0 {
+	if l.given("concurrency") {
+		if err := config.CheckConcurrency(l.concurrency); err != nil {
+			return d, fmt.Errorf("--concurrency: %w", err)
+		}
 		d.Concurrency = l.concurrency
 	}
+	if _, err := l.memoryBudget(); err != nil {
+		return d, err
+	}
 	return d, nil
+}
+
+// memoryBudget parses and checks --memory-budget.
+func (l *limitFlags) memoryBudget() (uint64, error) {
+	n, err := config.ParseSize(l.budget)
+	if err == nil {
+		err = config.CheckBudget(n)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("--memory-budget: %w", err)
+	}
+	return n, nil
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)

@@ -74,24 +74,33 @@ type FSGrant struct {
 	Mode string `toml:"mode"`
 }
 
-// Duration is a TOML string such as "5s" or "250ms".
-type Duration struct{ time.Duration }
+// Duration is a TOML string such as "5s" or "250ms". Parse checks it, so
+// that a bad value is reported with the line of the table it is in.
+type Duration struct {
+	time.Duration
+	set bool  // the key was given
+	err error // why the text did not parse
+}
 
-// UnmarshalText parses a Go duration.
+// UnmarshalText parses a Go duration. A malformed one is reported by Parse.
 func (d *Duration) UnmarshalText(b []byte) error {
+	d.set = true
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
-		return fmt.Errorf("invalid duration %q (use e.g. \"5s\" or \"500ms\")", b)
-	}
-	if v <= 0 {
-		return fmt.Errorf("duration %q must be positive", b)
+		d.err = fmt.Errorf("invalid duration %q (use e.g. \"5s\" or \"500ms\")", b)
+		return nil
 	}
 	d.Duration = v
 	return nil
 }
 
 // Size is a byte count written as "64MiB", "512KiB", "1GiB" or a number.
-type Size struct{ Bytes uint64 }
+// Parse checks it, like Duration.
+type Size struct {
+	Bytes uint64
+	set   bool  // the key was given
+	err   error // why the text did not parse
+}
 
 var sizeRE = regexp.MustCompile(`^\s*(\d+)\s*(B|KiB|MiB|GiB|KB|MB|GB|K|M|G)?\s*$`)
 
@@ -113,11 +122,11 @@ func ParseSize(s string) (uint64, error) {
 	return n * mult, nil
 }
 
-// UnmarshalText parses a size.
+// UnmarshalText parses a size. A malformed one is reported by Parse.
 func (z *Size) UnmarshalText(b []byte) error {
-	v, err := ParseSize(string(b))
-	z.Bytes = v
-	return err
+	z.set = true
+	z.Bytes, z.err = ParseSize(string(b))
+	return nil
 }
 
 // Load reads and checks a config file.
@@ -181,8 +190,8 @@ func (c *Config) check(data []byte) error {
 		if p.Path == "" {
 			return fmt.Errorf("%s: path is required", where)
 		}
-		if p.Concurrency < 0 {
-			return fmt.Errorf("%s: concurrency must be positive", where)
+		if err := checkLimits(data, where, "plugin", i, p.Timeout, p.Memory, p.MaxOutput, p.Concurrency); err != nil {
+			return err
 		}
 		if p.SHA256 != "" && !regexp.MustCompile(`^[0-9a-fA-F]{64}$`).MatchString(p.SHA256) {
 			return fmt.Errorf("%s: sha256 must be 64 hex digits", where)
@@ -202,8 +211,5 @@ func (c *Config) check(data []byte) error {
 			names[p.Name] = true
 		}
 	}
-	if c.Defaults.Concurrency < 0 {
-		return errors.New("[defaults] concurrency must be positive")
-	}
-	return nil
+	return checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput, c.Defaults.Concurrency)
 }

@@ -1,0 +1,155 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// The valid ranges of the limits, the same for flags and the config file.
+// A value outside them is refused with a message, never adjusted.
+const (
+	// MinMemory is the smallest memory limit: the Extism kernel keeps 1 MiB
+	// of its own memory, and input and output need room beyond it.
+	MinMemory = 2 << 20
+	// MaxMemory is the largest: 65,536 pages of 64 KiB, all a 32-bit wasm
+	// memory can address.
+	MaxMemory = 4 << 30
+	// MaxTimeout is the longest per-call time limit.
+	MaxTimeout = 24 * time.Hour
+	// MaxOutputLimit is the largest max_output: an output lives in a
+	// linear memory first, so it cannot be larger than MaxMemory.
+	MaxOutputLimit = MaxMemory
+	// MaxConcurrency is the most calls of one plugin allowed at once.
+	MaxConcurrency = 1024
+	// MinBudget is the smallest non-zero memory budget: one instance of
+	// the smallest plugin.
+	MinBudget = MinMemory
+)
+
+// CheckTimeout refuses a per-call time limit outside (0, MaxTimeout].
+func CheckTimeout(d time.Duration) error {
+	if d <= 0 || d > MaxTimeout {
+		return fmt.Errorf("%v is out of range: a time limit must be more than 0 and at most %v", d, MaxTimeout)
+	}
+	return nil
+}
+
+// CheckMemory refuses a memory limit outside [MinMemory, MaxMemory]. A
+// limit that is not a whole number of 64 KiB pages is rounded down later.
+func CheckMemory(n uint64) error {
+	if n < MinMemory || n > MaxMemory {
+		return fmt.Errorf("%s is out of range: a memory limit must be between 2MiB (the Extism kernel keeps 1MiB) and 4GiB (65536 pages, all a 32-bit wasm memory can have)", sizeString(n))
+	}
+	return nil
+}
+
+// CheckMaxOutput refuses an output limit outside [1, MaxOutputLimit].
+func CheckMaxOutput(n uint64) error {
+	if n == 0 || n > MaxOutputLimit {
+		return fmt.Errorf("%s is out of range: an output limit must be at least 1 byte and at most 4GiB", sizeString(n))
+	}
+	return nil
+}
+
+// CheckConcurrency refuses a per-plugin concurrency outside
+// [1, MaxConcurrency].
+func CheckConcurrency(n int) error {
+	if n < 1 || n > MaxConcurrency {
+		return fmt.Errorf("%d is out of range: concurrency must be between 1 and %d", n, MaxConcurrency)
+	}
+	return nil
+}
+
+// CheckBudget refuses a memory budget below MinBudget; 0 means unbounded.
+func CheckBudget(n uint64) error {
+	if n != 0 && n < MinBudget {
+		return fmt.Errorf("%s is too small: a memory budget must be 0 (unbounded) or at least 2MiB", sizeString(n))
+	}
+	return nil
+}
+
+// sizeString writes n bytes in the largest unit that divides it.
+func sizeString(n uint64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%dGiB", n>>30)
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%dMiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%dKiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// checkLimits checks the limits of one table ([defaults] or a [[plugin]]):
+// every value given must parse and be in range. where names the table for
+// messages; table and index locate it in data, for the line number.
+func checkLimits(data []byte, where, table string, index int, timeout Duration, memory, maxOutput Size, concurrency int) error {
+	fail := func(key string, err error) error {
+		if line := valueLine(data, table, index, key); line > 0 {
+			return fmt.Errorf("line %d: %s: %s: %v", line, where, key, err)
+		}
+		return fmt.Errorf("%s: %s: %v", where, key, err)
+	}
+	if timeout.set {
+		if timeout.err != nil {
+			return fail("timeout", timeout.err)
+		}
+		if err := CheckTimeout(timeout.Duration); err != nil {
+			return fail("timeout", err)
+		}
+	}
+	for _, s := range []struct {
+		key   string
+		v     Size
+		check func(uint64) error
+	}{{"memory", memory, CheckMemory}, {"max_output", maxOutput, CheckMaxOutput}} {
+		if !s.v.set {
+			continue
+		}
+		if s.v.err != nil {
+			return fail(s.key, s.v.err)
+		}
+		if err := s.check(s.v.Bytes); err != nil {
+			return fail(s.key, err)
+		}
+	}
+	if concurrency != 0 { // 0: not set
+		if err := CheckConcurrency(concurrency); err != nil {
+			return fail("concurrency", err)
+		}
+	}
+	return nil
+}
+
+var (
+	headerRE = regexp.MustCompile(`^\s*(\[\[?)\s*([\w."-]+)\s*\]\]?`)
+)
+
+// valueLine finds the line of key in the index-th table named table (an
+// array of tables counts its entries; a plain table has index 0). It gives
+// 0 when the key is not written on its own line there (an inline table, a
+// dotted key).
+func valueLine(data []byte, table string, index int, key string) int {
+	keyRE := regexp.MustCompile(`^\s*"?` + regexp.QuoteMeta(key) + `"?\s*=`)
+	cur, n := "", -1
+	counts := map[string]int{}
+	for i, line := range strings.Split(string(data), "\n") {
+		if m := headerRE.FindStringSubmatch(line); m != nil {
+			cur = m[2]
+			if m[1] == "[[" {
+				n = counts[cur]
+				counts[cur]++
+			} else {
+				n = 0
+			}
+			continue
+		}
+		if cur == table && n == index && keyRE.MatchString(line) {
+			return i + 1
+		}
+	}
+	return 0
+}
