@@ -34,11 +34,11 @@ func loadOne(ctx context.Context, path string, lf *limitFlags, logger *slog.Logg
 		return nil, nil, nil, err
 	}
 	for _, d := range lf.rwRoots {
-		cp, err := plugin.Canonical(d)
+		gr, err := plugin.OpenGrant(d, false)
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("--rw-root %s: %w", d, err)
 		}
-		base.Grants = addGrant(base.Grants, plugin.Grant{Path: cp})
+		base.Grants = addGrant(base.Grants, gr)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {

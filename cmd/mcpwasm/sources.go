@@ -134,11 +134,11 @@ func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool)
 			if !filepath.IsAbs(path) && c.File != "" {
 				path = filepath.Join(filepath.Dir(c.File), path)
 			}
-			cp, err := plugin.Canonical(path)
+			gr, err := plugin.OpenGrant(path, g.Mode != "rw")
 			if err != nil {
 				return nil, fmt.Errorf("%s: [[plugin]] %q: [[plugin.fs]] %q: %w", c.File, p.Path, g.Path, err)
 			}
-			grants = addGrant(grants, plugin.Grant{Path: cp, ReadOnly: g.Mode != "rw"})
+			grants = addGrant(grants, gr)
 		}
 		path := p.Path
 		if !filepath.IsAbs(path) && c.File != "" {
@@ -232,15 +232,15 @@ func addGrant(grants []plugin.Grant, g plugin.Grant) []plugin.Grant {
 }
 
 // rootGrants turns --root flags and [server] roots into read-only grants
-// for every plugin.
+// for every plugin. Each folder is opened here, once (see plugin.OpenGrant).
 func rootGrants(dirs []string) ([]plugin.Grant, error) {
 	var grants []plugin.Grant
 	for _, d := range dirs {
-		cp, err := plugin.Canonical(d)
+		gr, err := plugin.OpenGrant(d, true)
 		if err != nil {
 			return nil, fmt.Errorf("--root %s: %w", d, err)
 		}
-		grants = addGrant(grants, plugin.Grant{Path: cp, ReadOnly: true})
+		grants = addGrant(grants, gr)
 	}
 	return grants, nil
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -40,10 +42,13 @@ type Config struct {
 	Grants []Grant
 }
 
-// Grant is one folder the operator granted to a plugin.
+// Grant is one folder the operator granted to a plugin. Make it with
+// OpenGrant, which opens the folder once; a Grant made by hand is opened
+// by path when the plugin loads.
 type Grant struct {
 	Path     string // canonical absolute path (see Canonical)
 	ReadOnly bool
+	root     *os.Root // the folder, opened when it was checked
 }
 
 // Defaults for Config's zero values.
@@ -88,6 +93,7 @@ type Plugin struct {
 	compiled *extism.CompiledPlugin
 	exports  map[string]bool
 	slots    chan struct{}
+	roots    io.Closer // the grant handles Load opened
 	// Module is what preflight found in the binary.
 	Module *wasmbin.Module
 	// ABIVersion is the version the plugin declared, or 1.
@@ -137,6 +143,17 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 			return nil, fmt.Errorf("sha256 mismatch: the file has %s, the config pins %s", got, cfg.SHA256)
 		}
 	}
+	grants, roots, err := openGrants(cfg.Grants)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Grants = grants
+	loaded := false
+	defer func() {
+		if !loaded {
+			roots.Close()
+		}
+	}()
 	patched, mod, err := wasmbin.Preflight(cfg.Wasm, wasmbin.Policy{
 		AllowedNamespaces: []string{abi.NamespaceKernel, abi.NamespaceUser, abi.NamespaceWASI},
 		MaxTableElements:  MaxTableElements,
@@ -185,10 +202,11 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 		EnableWasi:    needsWASI,
 	}, hostFunctions())
 	if err != nil {
+		roots.Close()
 		return nil, fmt.Errorf("compile: %w", err)
 	}
 	p := &Plugin{
-		cfg: cfg, rt: rt, compiled: compiled, exports: exports,
+		cfg: cfg, rt: rt, compiled: compiled, exports: exports, roots: roots,
 		slots: make(chan struct{}, cfg.Concurrency), Module: mod, ABIVersion: abi.Version,
 	}
 	if err := rt.checkBudget(p); err != nil {
@@ -207,6 +225,7 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 			return nil, fmt.Errorf("plugin needs ABI v%d, this mcpwasm supports v1 to v%d", p.ABIVersion, abi.Version)
 		}
 	}
+	loaded = true
 	return p, nil
 }
 
@@ -226,6 +245,7 @@ func (p *Plugin) Close(ctx context.Context) error {
 	for i := 0; i < cap(p.slots); i++ {
 		p.slots <- struct{}{}
 	}
+	defer p.roots.Close()
 	return p.compiled.Close(ctx)
 }
 

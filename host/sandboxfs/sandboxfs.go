@@ -43,9 +43,15 @@ import (
 // HostPath must be absolute and canonical (see [Canonical]): the folder
 // appears in the guest at that same absolute path, so paths a client knows
 // work unchanged inside the plugin. ReadOnly refuses every write with EROFS.
+//
+// Root, if set, is the folder itself, already open (see [OpenDir]): it is
+// mounted as is and HostPath is only where the guest sees it, so a folder
+// swapped or replaced by a symlink since Root was opened changes nothing.
+// FSConfig takes ownership of Root. Without Root, FSConfig opens HostPath.
 type Mount struct {
 	HostPath string
 	ReadOnly bool
+	Root     *os.Root
 }
 
 // FSConfig returns a wazero FSConfig that mounts each folder at its own
@@ -64,14 +70,21 @@ type Mount struct {
 func FSConfig(mounts []Mount) (wazero.FSConfig, io.Closer, error) {
 	ms, err := normalize(mounts)
 	if err != nil {
+		closeRoots(mounts)
 		return nil, nil, err
 	}
 	cfg := wazero.NewFSConfig()
 	var rs roots
-	for _, m := range ms {
-		r, err := openRoot(m.HostPath)
+	for i, m := range ms {
+		r, err := m.Root, error(nil)
+		if r != nil {
+			err = checkListable(r, m.HostPath)
+		} else {
+			r, err = openRoot(m.HostPath)
+		}
 		if err != nil {
 			_ = rs.Close()
+			closeRoots(ms[i:])
 			return nil, nil, err
 		}
 		rs = append(rs, r)
@@ -98,22 +111,31 @@ func Canonical(path string) (string, error) {
 
 // normalize checks every mount, merges duplicates and rejects read-only
 // mounts that a read-write mount would expose. The result is sorted by path.
+// A mount with a Root is not looked up by path (only checked to be absolute
+// and clean); the Root of a duplicate is closed.
 func normalize(mounts []Mount) ([]Mount, error) {
 	var out []Mount
 	for _, m := range mounts {
 		if !filepath.IsAbs(m.HostPath) {
 			return nil, fmt.Errorf("sandboxfs: mount path %q is not absolute", m.HostPath)
 		}
-		c, err := Canonical(m.HostPath)
-		if err != nil {
-			return nil, err
+		c := filepath.Clean(m.HostPath)
+		if m.Root == nil {
+			var err error
+			if c, err = Canonical(m.HostPath); err != nil {
+				return nil, err
+			}
 		}
 		if c != m.HostPath {
 			return nil, fmt.Errorf("sandboxfs: mount path %q is not canonical (it resolves to %q)", m.HostPath, c)
 		}
-		if !slices.Contains(out, m) {
-			out = append(out, m)
+		if slices.ContainsFunc(out, func(o Mount) bool { return o.HostPath == m.HostPath && o.ReadOnly == m.ReadOnly }) {
+			if m.Root != nil {
+				_ = m.Root.Close()
+			}
+			continue
 		}
+		out = append(out, m)
 	}
 	for _, ro := range out {
 		if !ro.ReadOnly {
@@ -140,20 +162,72 @@ func within(path, dir string) bool {
 	return strings.HasPrefix(path, dir)
 }
 
-// openRoot opens dir as a root and checks that it can be listed: wazero
-// opens each mount's "." lazily and panics on anything but ENOENT.
+// openRoot opens dir as a root and checks that it can be listed.
 func openRoot(dir string) (*os.Root, error) {
 	r, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, fmt.Errorf("sandboxfs: %w", err)
 	}
+	if err := checkListable(r, dir); err != nil {
+		_ = r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+// checkListable checks that r's "." can be opened: wazero opens each
+// mount's "." lazily and panics on anything but ENOENT.
+func checkListable(r *os.Root, dir string) error {
 	f, err := r.Open(".")
 	if err != nil {
-		_ = r.Close()
-		return nil, fmt.Errorf("sandboxfs: %s: %w", dir, err)
+		return fmt.Errorf("sandboxfs: %s: %w", dir, err)
 	}
-	_ = f.Close()
-	return r, nil
+	return f.Close()
+}
+
+// OpenDir opens the folder at path once, for good: the returned Root is
+// that folder whatever later happens to the path (a rename, a swapped
+// symlink), so grants are opened here when they are checked and mounted
+// through the handle, never reopened by path. It also returns the folder's
+// canonical path (see [Canonical]), and fails if path did not name the same
+// folder while it was being opened and resolved.
+func OpenDir(path string) (*os.Root, string, error) {
+	r, err := os.OpenRoot(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("sandboxfs: %w", err)
+	}
+	fail := func(err error) (*os.Root, string, error) {
+		_ = r.Close()
+		return nil, "", err
+	}
+	canon, err := Canonical(path)
+	if err != nil {
+		return fail(err)
+	}
+	opened, err := r.Stat(".")
+	if err != nil {
+		return fail(fmt.Errorf("sandboxfs: %s: %w", path, err))
+	}
+	named, err := os.Stat(canon)
+	if err != nil {
+		return fail(fmt.Errorf("sandboxfs: %w", err))
+	}
+	if !os.SameFile(opened, named) {
+		return fail(fmt.Errorf("sandboxfs: %s changed while it was being opened", path))
+	}
+	if err := checkListable(r, path); err != nil {
+		return fail(err)
+	}
+	return r, canon, nil
+}
+
+// closeRoots closes the Roots of mounts.
+func closeRoots(mounts []Mount) {
+	for _, m := range mounts {
+		if m.Root != nil {
+			_ = m.Root.Close()
+		}
+	}
 }
 
 // roots closes a set of os.Roots.
