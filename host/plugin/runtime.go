@@ -34,8 +34,11 @@ type RuntimeOptions struct {
 	// with a warning and the process compiles in memory only (see
 	// checkCacheDir): compiled code read from it is run as is.
 	CacheDir string
-	// MemoryBudget bounds the growth of all linear memories together, in
-	// bytes (0: no bound beyond each plugin's own limit). Memories live in
+	// MemoryBudget bounds the memory of all running instances together, in
+	// bytes (0: no bound beyond each plugin's own limit): what an instance
+	// starts with (memories at their initial sizes, tables at their
+	// maximums) is charged before it is built, a call waiting for room (see
+	// budget.go), and memory growth past the budget fails. Memories live in
 	// pooled mmap reservations outside the Go heap, zeroed between calls.
 	MemoryBudget uint64
 	// HeapMemory puts linear memories on the Go heap instead (slower; for
