@@ -40,6 +40,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		logLevel  = fs.String("log-level", "info", "stderr log level: debug, info, warn, error")
 		gcPercent = fs.Int("gc-percent", 400, "Go GC target percentage (GOGC, if set, wins); guest memories live off the Go heap, so the heap stays small")
 		noPrefix  = fs.Bool("no-prefix", false, "expose the tools and prompts of plugins given as arguments under their declared names, without the <plugin>_ prefix")
+		loadLimit = fs.Duration("load-timeout", 60*time.Second, "plugins not ready this long after start are reported as load failures and not served")
 		roots     stringList
 	)
 	lf.register(fs)
@@ -82,9 +83,16 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2
 	}
-	specs, err := collect(pos, cfg, base, *noPrefix)
-	if err != nil {
-		fmt.Fprintln(stderr, "mcpwasm:", err)
+	if *loadLimit <= 0 {
+		fmt.Fprintf(stderr, "mcpwasm: --load-timeout %s: must be positive\n", *loadLimit)
+		return 2
+	}
+	specs, problems := collect(pos, cfg, base, *noPrefix)
+	for _, err := range problems {
+		logger.Error("plugin not loaded", "err", err)
+	}
+	if len(specs) == 0 && len(problems) > 0 {
+		fmt.Fprintln(stderr, "mcpwasm: no plugin to serve")
 		return 2
 	}
 
@@ -102,10 +110,15 @@ func cmdServe(args []string, stderr io.Writer) int {
 		srv.AddNativeEcho()
 	}
 
-	// Plugins load in the background: the handshake is answered at once, and
-	// tool requests wait until the first load finishes.
+	// Plugins load in the background: the handshake is answered at once;
+	// a request for a plugin's tool waits for that plugin, a list for all.
+	ld := &loader{rt: rt, reg: reg, srv: srv, logger: logger, deadline: *loadLimit}
+	loadCtx, cancelLoad := context.WithCancel(ctx)
+	defer cancelLoad()
+	ld.running.Add(1)
 	go func() {
-		loadAll(ctx, rt, reg, srv, specs, logger)
+		defer ld.running.Done()
+		ld.loadAll(loadCtx, specs)
 		srv.Ready()
 	}()
 
@@ -134,8 +147,16 @@ func cmdServe(args []string, stderr io.Writer) int {
 		logger.Info("serving MCP over stdio", "plugins", len(specs))
 		err = srv.ServeStdio(runCtx)
 	}
-	reg.Close(context.Background())
-	rt.Close(context.Background())
+	// Closing the runtime under a compile crashes wazero: stop the loads
+	// and let those compiling finish first. Should one take too long, the
+	// process exits without closing (the cache writes its files atomically).
+	cancelLoad()
+	if ld.wait(10 * time.Second) {
+		reg.Close(context.Background())
+		rt.Close(context.Background())
+	} else {
+		logger.Warn("exiting while plugins still compile")
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 1
@@ -151,36 +172,116 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
 }
 
-// loadAll compiles plugins in parallel and publishes each one's tools as it
-// is ready. A plugin that fails is reported and skipped; the rest serve.
-func loadAll(ctx context.Context, rt *plugin.Runtime, reg *registry.Registry, srv *server.Server, specs []spec, logger *slog.Logger) {
-	var wg sync.WaitGroup
+// loader loads plugins in the background and knows when every load it
+// started has ended, so shutdown never closes the runtime under a compile.
+type loader struct {
+	rt       *plugin.Runtime
+	reg      *registry.Registry
+	srv      *server.Server
+	logger   *slog.Logger
+	deadline time.Duration
+	running  sync.WaitGroup // every load goroutine, including those past the deadline
+}
+
+// wait waits up to d for every load to end; false if some still run.
+func (l *loader) wait(d time.Duration) bool {
+	done := make(chan struct{})
+	go func() { l.running.Wait(); close(done) }()
+	select {
+	case <-done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// loadAll compiles plugins in parallel and publishes each one as soon as
+// it is ready. A plugin that fails, or is not ready within the load
+// deadline, is reported and skipped; the rest serve. Plugins declaring the
+// same name or URI are resolved in the order of specs (the config's order,
+// then file names), whichever finishes first. It returns when every plugin
+// is published or given up on; loads past the deadline end on their own
+// (see wait) and are then closed unpublished.
+func (l *loader) loadAll(ctx context.Context, specs []spec) {
+	dctx, cancel := context.WithTimeout(ctx, l.deadline)
+	defer cancel()
+	var settled sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for _, s := range specs {
-		wg.Add(1)
+	for rank, s := range specs {
+		// mu orders the outcome of a load against giving up on it, so a
+		// plugin is either published or reported late, never both.
+		var mu sync.Mutex
+		finished, gaveUp := false, false
+		done := make(chan struct{})
+		settled.Add(1)
+		l.running.Add(1)
 		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
+			defer l.running.Done()
+			defer close(done)
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-dctx.Done():
+				return
+			}
 			start := time.Now()
-			p, err := rt.Load(ctx, s.cfg)
-			if err != nil {
-				logger.Error("plugin not loaded", "err", err)
+			p, err := l.rt.Load(dctx, s.cfg)
+			mu.Lock()
+			defer mu.Unlock()
+			finished = true
+			switch {
+			case gaveUp:
+				if p != nil {
+					p.Close(context.Background())
+				}
+				return
+			case err != nil:
+				if ctx.Err() == nil {
+					l.logger.Error("plugin not loaded", "err", err)
+				}
 				return
 			}
-			e, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: s.unprefixed})
+			ch, err := l.reg.AddRanked(dctx, p, registry.AddOptions{Unprefixed: s.unprefixed}, rank)
 			if err != nil {
-				logger.Error("plugin not loaded", "source", s.cfg.Source, "err", err)
-				p.Close(ctx)
+				if ctx.Err() == nil {
+					l.logger.Error("plugin not loaded", "source", s.cfg.Source, "err", err)
+				}
+				p.Close(context.Background())
 				return
 			}
-			srv.AddEntry(e)
-			logger.Info("plugin loaded", "plugin", p.Name(), "source", s.cfg.Source, "tools", len(e.Tools),
-				"resources", len(e.Resources)+len(e.Templates), "prompts", len(e.Prompts),
+			for _, r := range l.srv.Publish(ch) {
+				l.logger.Error("plugin not loaded", "err", r.Err)
+				r.Plugin.Close(context.Background())
+			}
+			l.logger.Debug("plugin compiled", "plugin", p.Name(), "source", s.cfg.Source,
 				"took", time.Since(start).Round(time.Millisecond))
 		}()
+		go func() {
+			defer settled.Done()
+			select {
+			case <-done:
+			case <-dctx.Done():
+				mu.Lock()
+				defer mu.Unlock()
+				if finished {
+					return
+				}
+				gaveUp = true
+				if ctx.Err() == nil {
+					l.logger.Error("plugin not loaded", "plugin", s.cfg.Name, "source", s.cfg.Source,
+						"err", fmt.Sprintf("not ready within the load deadline (%s, --load-timeout)", l.deadline))
+				}
+			}
+		}()
 	}
-	wg.Wait()
+	settled.Wait()
+	for _, r := range l.reg.Settle() {
+		l.logger.Error("plugin not loaded", "err", r.Err)
+		r.Plugin.Close(context.Background())
+	}
+	for _, p := range l.reg.Plugins() {
+		l.logger.Info("plugin loaded", "plugin", p.Name(), "source", p.Config().Source)
+	}
 }
 
 func serveHTTP(ctx context.Context, srv *server.Server, addr string, stateless bool, logger *slog.Logger) error {

@@ -123,60 +123,34 @@ func nameFromFile(path string) string {
 }
 
 // collect resolves positional arguments (files or folders of .wasm files)
-// and the config's [[plugin]] tables into plugin specs. With neither, it
-// returns the built-in plugins.
-func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool) ([]spec, error) {
-	var specs []spec
+// and the config's [[plugin]] tables into plugin specs, in that order: the
+// config's plugins in its order, then the arguments, a folder's files sorted
+// by name. This order also decides which plugin wins a name or URI that two
+// declare. With neither, it returns the built-in plugins.
+//
+// A source that cannot be read (a missing file or folder, a folder without
+// .wasm files, a [[plugin.fs]] folder that does not exist) is returned in
+// problems, naming it, and skipped: the others are served.
+func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool) (specs []spec, problems []error) {
 	for _, p := range c.Plugins {
-		grants := base.Grants
-		for _, g := range p.FS {
-			path := g.Path
-			if !filepath.IsAbs(path) && c.File != "" {
-				path = filepath.Join(filepath.Dir(c.File), path)
-			}
-			gr, err := plugin.OpenGrant(path, g.Mode != "rw")
-			if err != nil {
-				return nil, fmt.Errorf("%s: [[plugin]] %q: [[plugin.fs]] %q: %w", c.File, p.Path, g.Path, err)
-			}
-			grants = addGrant(grants, gr)
-		}
-		path := p.Path
-		if !filepath.IsAbs(path) && c.File != "" {
-			path = filepath.Join(filepath.Dir(c.File), path)
-		}
-		data, err := os.ReadFile(path)
+		s, err := configSpec(c, p, base)
 		if err != nil {
-			return nil, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+			problems = append(problems, err)
+			continue
 		}
-		cfg := base
-		cfg.Name, cfg.Source, cfg.Wasm, cfg.SHA256, cfg.GuestConfig = p.Name, path, data, p.SHA256, p.Config
-		if cfg.Name == "" {
-			cfg.Name = nameFromFile(path)
-		}
-		if p.Timeout.Duration > 0 {
-			cfg.Timeout = p.Timeout.Duration
-		}
-		if p.Memory.Bytes > 0 {
-			cfg.MemoryLimit = p.Memory.Bytes
-		}
-		if p.MaxOutput.Bytes > 0 {
-			cfg.MaxOutput = int(p.MaxOutput.Bytes)
-		}
-		if p.Concurrency > 0 {
-			cfg.Concurrency = p.Concurrency
-		}
-		cfg.Grants = grants
-		specs = append(specs, spec{cfg: cfg, unprefixed: p.Prefix != nil && !*p.Prefix})
+		specs = append(specs, s)
 	}
 	for _, a := range args {
 		files, err := wasmFiles(a)
 		if err != nil {
-			return nil, err
+			problems = append(problems, err)
+			continue
 		}
 		for _, f := range files {
 			data, err := os.ReadFile(f)
 			if err != nil {
-				return nil, err
+				problems = append(problems, err)
+				continue
 			}
 			cfg := base
 			cfg.Name, cfg.Source, cfg.Wasm = nameFromFile(f), f, data
@@ -190,7 +164,50 @@ func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool)
 			specs = append(specs, spec{cfg: cfg})
 		}
 	}
-	return specs, nil
+	return specs, problems
+}
+
+// configSpec turns one [[plugin]] table into a spec.
+func configSpec(c *config.Config, p config.Plugin, base plugin.Config) (spec, error) {
+	grants := base.Grants
+	for _, g := range p.FS {
+		path := g.Path
+		if !filepath.IsAbs(path) && c.File != "" {
+			path = filepath.Join(filepath.Dir(c.File), path)
+		}
+		gr, err := plugin.OpenGrant(path, g.Mode != "rw")
+		if err != nil {
+			return spec{}, fmt.Errorf("%s: [[plugin]] %q: [[plugin.fs]] %q: %w", c.File, p.Path, g.Path, err)
+		}
+		grants = addGrant(grants, gr)
+	}
+	path := p.Path
+	if !filepath.IsAbs(path) && c.File != "" {
+		path = filepath.Join(filepath.Dir(c.File), path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+	}
+	cfg := base
+	cfg.Name, cfg.Source, cfg.Wasm, cfg.SHA256, cfg.GuestConfig = p.Name, path, data, p.SHA256, p.Config
+	if cfg.Name == "" {
+		cfg.Name = nameFromFile(path)
+	}
+	if p.Timeout.Duration > 0 {
+		cfg.Timeout = p.Timeout.Duration
+	}
+	if p.Memory.Bytes > 0 {
+		cfg.MemoryLimit = p.Memory.Bytes
+	}
+	if p.MaxOutput.Bytes > 0 {
+		cfg.MaxOutput = int(p.MaxOutput.Bytes)
+	}
+	if p.Concurrency > 0 {
+		cfg.Concurrency = p.Concurrency
+	}
+	cfg.Grants = grants
+	return spec{cfg: cfg, unprefixed: p.Prefix != nil && !*p.Prefix}, nil
 }
 
 // wasmFiles expands a path: a file is itself, a folder is its *.wasm files.

@@ -28,6 +28,9 @@ func read(ctx context.Context, p *plugin.Plugin, opts AddOptions) (*Entry, error
 	if e.Prompts, err = readPrompts(ctx, p, opts); err != nil {
 		return nil, err
 	}
+	if err := sdkCheck(e); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 

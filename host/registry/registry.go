@@ -41,20 +41,38 @@ type Tool struct {
 
 // Registry maps exposed names and URIs to what serves them. It is safe for
 // concurrent use.
+//
+// Plugins load concurrently and finish in any order, yet which plugin wins
+// a name or URI two of them declare must not depend on that order. Every
+// plugin therefore has a rank (its place in the configuration, then in the
+// file order) and the served surface is always the one a load in rank order
+// would give: each plugin in rank order is served unless it collides with
+// one served before it. A plugin that arrives late with a better rank takes
+// its names back; the one it displaces is withdrawn (and served again
+// should the collision go away).
 type Registry struct {
 	mu        sync.RWMutex
 	tools     map[string]*Tool
 	prompts   map[string]*Prompt
 	resources map[string]*Resource
 	templates map[string]*Template
-	plugins   []*plugin.Plugin
-	opts      map[*plugin.Plugin]AddOptions
+	cands     []*candidate // sorted by rank
+	nextRank  int
+}
+
+// candidate is a plugin whose declarations were read, served or not.
+type candidate struct {
+	rank   int
+	e      *Entry
+	opts   AddOptions
+	served bool
+	err    error // why it is not served
 }
 
 // New returns an empty registry.
 func New() *Registry {
 	return &Registry{tools: map[string]*Tool{}, prompts: map[string]*Prompt{},
-		resources: map[string]*Resource{}, templates: map[string]*Template{}, opts: map[*plugin.Plugin]AddOptions{}}
+		resources: map[string]*Resource{}, templates: map[string]*Template{}}
 }
 
 // Entry is everything one plugin declared.
@@ -73,10 +91,19 @@ type AddOptions struct {
 	Unprefixed bool
 }
 
+// Changes says how one AddRanked or Remove changed the served surface.
+type Changes struct {
+	// Added are the entries now served (the new plugin's, or ones a
+	// withdrawn plugin no longer blocks).
+	Added []*Entry
+	// Removed are the entries no longer served.
+	Removed []*Entry
+}
+
 // Add reads everything a plugin declares (tools, resources, templates,
-// prompts), validates it and adds it. Either all of it is added or none: a
-// malformed list or a collision with another plugin is an error naming the
-// plugin and the item.
+// prompts), validates it and adds it after every plugin added so far.
+// Either all of it is added or none: a malformed list or a collision with
+// another plugin is an error naming the plugin and the item.
 func (r *Registry) Add(ctx context.Context, p *plugin.Plugin, opts AddOptions) (*Entry, error) {
 	e, err := read(ctx, p, opts)
 	if err != nil {
@@ -88,18 +115,124 @@ func (r *Registry) Add(ctx context.Context, p *plugin.Plugin, opts AddOptions) (
 		return nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
 	}
 	r.insert(e)
-	r.plugins = append(r.plugins, p)
-	r.opts[p] = opts
+	r.cands = append(r.cands, &candidate{rank: r.nextRank, e: e, opts: opts, served: true})
+	r.nextRank++
 	return e, nil
+}
+
+// AddRanked reads a plugin's declarations and adds it with the given rank
+// (lower wins a collision). A read error is returned; a collision is not an
+// error here: the plugin waits, unserved, until Settle reports it, since a
+// plugin still loading may yet displace the one it collides with. The
+// returned changes say what to publish and withdraw.
+func (r *Registry) AddRanked(ctx context.Context, p *plugin.Plugin, opts AddOptions, rank int) (*Changes, error) {
+	e, err := read(ctx, p, opts)
+	if err != nil {
+		return nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := &candidate{rank: rank, e: e, opts: opts}
+	i := sort.Search(len(r.cands), func(i int) bool { return r.cands[i].rank > rank })
+	r.cands = append(r.cands[:i], append([]*candidate{c}, r.cands[i:]...)...)
+	r.nextRank = max(r.nextRank, rank+1)
+	return r.recompute(), nil
+}
+
+// Remove withdraws a plugin (served or not) from the registry. It does not
+// close the plugin.
+func (r *Registry) Remove(p *plugin.Plugin) *Changes {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, c := range r.cands {
+		if c.e.Plugin == p {
+			r.cands = append(r.cands[:i], r.cands[i+1:]...)
+			ch := r.recompute()
+			if c.served {
+				ch.Removed = append(ch.Removed, c.e)
+			}
+			return ch
+		}
+	}
+	return &Changes{}
+}
+
+// recompute rebuilds the served surface in rank order and reports the
+// difference. r.mu must be held.
+func (r *Registry) recompute() *Changes {
+	r.tools, r.prompts = map[string]*Tool{}, map[string]*Prompt{}
+	r.resources, r.templates = map[string]*Resource{}, map[string]*Template{}
+	ch := &Changes{}
+	for _, c := range r.cands {
+		was := c.served
+		c.err = r.collisions(c.e)
+		c.served = c.err == nil
+		if c.served {
+			r.insert(c.e)
+		}
+		switch {
+		case c.served && !was:
+			ch.Added = append(ch.Added, c.e)
+		case !c.served && was:
+			ch.Removed = append(ch.Removed, c.e)
+		}
+	}
+	return ch
+}
+
+// Refusal is a plugin the registry does not serve, and why.
+type Refusal struct {
+	Plugin *plugin.Plugin
+	Err    error
+}
+
+// Settle ends the initial load: plugins not served because they collide
+// with a plugin of a better rank are removed and returned, for the caller
+// to report and close.
+func (r *Registry) Settle() []Refusal {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []Refusal
+	kept := r.cands[:0]
+	for _, c := range r.cands {
+		if c.served {
+			kept = append(kept, c)
+			continue
+		}
+		out = append(out, Refusal{Plugin: c.e.Plugin, Err: fmt.Errorf("plugin %q: %w", c.e.Plugin.Name(), c.err)})
+	}
+	r.cands = kept
+	return out
+}
+
+// Served reports whether a plugin's declarations are served.
+func (r *Registry) Served(p *plugin.Plugin) bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	c := r.candidate(p)
+	return c != nil && c.served
+}
+
+func (r *Registry) candidate(p *plugin.Plugin) *candidate {
+	for _, c := range r.cands {
+		if c.e.Plugin == p {
+			return c
+		}
+	}
+	return nil
 }
 
 // Refresh re-reads a plugin's declarations (after it said its lists
 // changed) and replaces its old ones. It returns the old and new entries.
 func (r *Registry) Refresh(ctx context.Context, p *plugin.Plugin) (old, cur *Entry, err error) {
 	r.mu.RLock()
-	opts, ok := r.opts[p]
+	c := r.candidate(p)
+	var opts AddOptions
+	if c != nil {
+		opts = c.opts
+	}
 	r.mu.RUnlock()
-	if !ok {
+	if c == nil {
 		return nil, nil, fmt.Errorf("plugin %q is not in the registry", p.Name())
 	}
 	e, err := read(ctx, p, opts)
@@ -108,13 +241,31 @@ func (r *Registry) Refresh(ctx context.Context, p *plugin.Plugin) (old, cur *Ent
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if c = r.candidate(p); c == nil || !c.served {
+		return nil, nil, fmt.Errorf("plugin %q is not served", p.Name())
+	}
 	old = r.remove(p)
 	if err := r.collisions(e); err != nil {
 		r.insert(old)
 		return nil, nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
 	}
 	r.insert(e)
+	c.e = e
 	return old, e, nil
+}
+
+// Restore puts back a plugin's entry as it was before a Refresh whose new
+// entry could not be published.
+func (r *Registry) Restore(p *plugin.Plugin, old *Entry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.candidate(p)
+	if c == nil || !c.served {
+		return
+	}
+	r.remove(p)
+	r.insert(old)
+	c.e = old
 }
 
 func (r *Registry) collisions(e *Entry) error {
@@ -210,11 +361,15 @@ func (r *Registry) Tools() []*Tool {
 	return out
 }
 
-// Plugins returns the plugins added so far.
+// Plugins returns the plugins added so far, in rank order (served or not).
 func (r *Registry) Plugins() []*plugin.Plugin {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	return append([]*plugin.Plugin(nil), r.plugins...)
+	out := make([]*plugin.Plugin, 0, len(r.cands))
+	for _, c := range r.cands {
+		out = append(out, c.e.Plugin)
+	}
+	return out
 }
 
 // Close closes every plugin.

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -13,20 +14,31 @@ import (
 )
 
 // AddEntry publishes everything a plugin declared. Connected clients get
-// list_changed notifications.
-func (s *Server) AddEntry(e *registry.Entry) {
-	for _, t := range e.Tools {
-		s.mcp.AddTool(t.Def, s.toolHandler(t))
+// list_changed notifications. The registry has already checked each
+// declaration by go-sdk's rules; should go-sdk still refuse one (it panics),
+// nothing of the entry stays published and the refusal is returned.
+func (s *Server) AddEntry(e *registry.Entry) error {
+	err := registry.Guard(func() {
+		for _, t := range e.Tools {
+			s.mcp.AddTool(t.Def, s.toolHandler(t))
+		}
+		for _, r := range e.Resources {
+			s.mcp.AddResource(r.Def, s.readHandler)
+		}
+		for _, t := range e.Templates {
+			s.mcp.AddResourceTemplate(t.Def, s.readHandler)
+		}
+		for _, p := range e.Prompts {
+			s.mcp.AddPrompt(p.Def, s.promptHandler(p))
+		}
+	})
+	if err != nil {
+		s.removeEntry(e)
+		return fmt.Errorf("plugin %q: go-sdk refused a declaration: %v", e.Plugin.Name(), err)
 	}
-	for _, r := range e.Resources {
-		s.mcp.AddResource(r.Def, s.readHandler)
-	}
-	for _, t := range e.Templates {
-		s.mcp.AddResourceTemplate(t.Def, s.readHandler)
-	}
-	for _, p := range e.Prompts {
-		s.mcp.AddPrompt(p.Def, s.promptHandler(p))
-	}
+	s.load.set(e.Plugin, true)
+	s.noteChanges(e)
+	return nil
 }
 
 // removeEntry withdraws what a plugin declared.
@@ -44,10 +56,24 @@ func (s *Server) removeEntry(e *registry.Entry) {
 	for _, t := range e.Templates {
 		templates = append(templates, t.Def.URITemplate)
 	}
+	s.noteChanges(e)
 	s.mcp.RemoveTools(tools...)
 	s.mcp.RemovePrompts(prompts...)
 	s.mcp.RemoveResources(uris...)
 	s.mcp.RemoveResourceTemplates(templates...)
+}
+
+// noteChanges counts a change of each kind of list e touches.
+func (s *Server) noteChanges(e *registry.Entry) {
+	if len(e.Tools) > 0 {
+		s.lists.changed(toolList)
+	}
+	if len(e.Resources)+len(e.Templates) > 0 {
+		s.lists.changed(resourceList)
+	}
+	if len(e.Prompts) > 0 {
+		s.lists.changed(promptList)
+	}
 }
 
 func (s *Server) callbacksFor(session *mcp.ServerSession, token any, p *plugin.Plugin, what string) *callbacks {
@@ -56,8 +82,6 @@ func (s *Server) callbacksFor(session *mcp.ServerSession, token any, p *plugin.P
 }
 
 func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-	s.inflight.Add(1)
-	defer s.inflight.Done()
 	p, ok := s.reg.ResourceOwner(req.Params.URI)
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
@@ -81,8 +105,6 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 
 func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		s.inflight.Add(1)
-		defer s.inflight.Done()
 		ctx = plugin.WithCallbacks(ctx, s.callbacksFor(req.Session, req.Params.GetProgressToken(), pr.Plugin, pr.Def.Name))
 		res, err := pr.Get(ctx, req.Params.Arguments)
 		if err != nil {
@@ -148,7 +170,14 @@ func (s *Server) requestRefresh(p *plugin.Plugin) {
 			return
 		}
 		s.removeEntry(old)
-		s.AddEntry(cur)
+		if err := s.AddEntry(cur); err != nil {
+			s.logger.Error("plugin lists not refreshed; keeping the old ones", "err", err)
+			s.reg.Restore(p, old)
+			if err := s.AddEntry(old); err != nil {
+				s.logger.Error("plugin withdrawn", "plugin", p.Name(), "err", err)
+			}
+			return
+		}
 		s.logger.Info("plugin lists refreshed", "plugin", p.Name(), "tools", len(cur.Tools),
 			"resources", len(cur.Resources), "prompts", len(cur.Prompts))
 	})

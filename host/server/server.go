@@ -53,7 +53,9 @@ type Server struct {
 
 	readyOnce sync.Once
 	ready     chan struct{}
-	inflight  sync.WaitGroup
+	drain     drainState
+	load      loadState
+	lists     listState
 	refresh   refresher
 	roots     sessionRoots
 	stateKey  []byte
@@ -98,27 +100,40 @@ func New(reg *registry.Registry, opts Options) *Server {
 		so.SubscribeHandler, so.UnsubscribeHandler = s.subscribe, s.unsubscribe
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.waitReady)
+	s.mcp.AddReceivingMiddleware(s.codes, s.noteSessions, s.waitReady, s.track)
+	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	return s
 }
 
 // MCP returns the underlying go-sdk server.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
-// Ready marks the initial load as finished: waiting tool requests proceed.
-func (s *Server) Ready() { s.readyOnce.Do(func() { close(s.ready) }) }
+// Ready marks the initial load as finished: list requests, and requests
+// for something no plugin published, stop waiting.
+func (s *Server) Ready() {
+	s.readyOnce.Do(func() {
+		s.lists.baseline()
+		close(s.ready)
+	})
+}
 
-// waitReady holds list and call requests until the initial load finishes, or
-// the request is cancelled.
+// waitReady holds a request until what it needs is published (see load.go):
+// a list until the initial load finishes, a request naming a tool, resource
+// or prompt until the plugin serving it is published or the load finishes.
+// A cancelled request stops waiting.
 func (s *Server) waitReady(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
-		case "tools/list", "tools/call", "resources/list", "resources/templates/list", "resources/read",
-			"prompts/list", "prompts/get", "completion/complete", "resources/subscribe":
+		case "tools/list", "resources/list", "resources/templates/list", "prompts/list":
 			select {
 			case <-s.ready:
 			case <-ctx.Done():
 				return nil, ctx.Err()
+			}
+			s.lists.listed(req.GetSession(), method)
+		case "tools/call", "resources/read", "prompts/get", "completion/complete", "resources/subscribe":
+			if err := s.awaitTarget(ctx, method, req); err != nil {
+				return nil, err
 			}
 		}
 		return next(ctx, method, req)
@@ -127,8 +142,6 @@ func (s *Server) waitReady(next mcp.MethodHandler) mcp.MethodHandler {
 
 func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		s.inflight.Add(1)
-		defer s.inflight.Done()
 		ctx, unlink := linkedContext(ctx, req.Extra)
 		defer unlink()
 		cb := s.callbacksFor(req.Session, req.Params.GetProgressToken(), t.Plugin, t.Def.Name)
@@ -172,13 +185,3 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 // modernProtocol is the first protocol version without server-to-client
 // requests.
 const modernProtocol = "2026-07-28"
-
-// Drain waits until no tool call is running, or ctx ends.
-func (s *Server) Drain(ctx context.Context) {
-	done := make(chan struct{})
-	go func() { s.inflight.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-	}
-}

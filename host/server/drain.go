@@ -1,0 +1,88 @@
+package server
+
+import (
+	"context"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// drainState counts the requests that run guest code. Once Drain starts,
+// new ones are refused, so the count can only fall.
+type drainState struct {
+	mu       sync.Mutex
+	n        int
+	draining bool
+	idle     chan struct{} // closed when draining and n is 0
+}
+
+// begin counts a request in; false once draining.
+func (d *drainState) begin() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.draining {
+		return false
+	}
+	d.n++
+	return true
+}
+
+func (d *drainState) end() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.n--
+	if d.draining && d.n == 0 && d.idle != nil {
+		close(d.idle)
+		d.idle = nil
+	}
+}
+
+// start stops admissions and returns a channel closed once nothing runs.
+func (d *drainState) start() <-chan struct{} {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.draining = true
+	if d.n == 0 {
+		c := make(chan struct{})
+		close(c)
+		return c
+	}
+	if d.idle == nil {
+		d.idle = make(chan struct{})
+	}
+	return d.idle
+}
+
+// guestMethods are the requests that run guest code, which Drain waits for.
+var guestMethods = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true,
+	"completion/complete": true}
+
+// errShuttingDown answers a request that arrives after Drain began.
+var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"}
+
+// track is the receiving middleware that counts guest requests in and out,
+// and refuses new ones once Drain began.
+func (s *Server) track(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if !guestMethods[method] {
+			return next(ctx, method, req)
+		}
+		if !s.drain.begin() {
+			return nil, errShuttingDown
+		}
+		defer s.drain.end()
+		return next(ctx, method, req)
+	}
+}
+
+// Drain stops admitting requests that run guest code (tool calls, resource
+// reads, prompts, completions; they are answered "the server is shutting
+// down") and waits until those running have finished, or ctx ends. It is for
+// shutdown: the server does not admit such requests again.
+func (s *Server) Drain(ctx context.Context) {
+	select {
+	case <-s.drain.start():
+	case <-ctx.Done():
+	}
+}
