@@ -207,6 +207,7 @@ func (l *loader) loadAll(ctx context.Context, specs []spec) {
 	defer cancel()
 	var settled sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	l.srv.Loading(pendingOf(specs)...)
 	for rank, s := range specs {
 		// mu orders the outcome of a load against giving up on it, so a
 		// plugin is either published or reported late, never both.
@@ -218,6 +219,7 @@ func (l *loader) loadAll(ctx context.Context, specs []spec) {
 		go func() {
 			defer l.running.Done()
 			defer close(done)
+			defer l.srv.Loaded(rank)
 			select {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
@@ -236,16 +238,12 @@ func (l *loader) loadAll(ctx context.Context, specs []spec) {
 				}
 				return
 			case err != nil:
-				if ctx.Err() == nil {
-					l.logger.Error("plugin not loaded", "err", err)
-				}
+				l.failed(ctx, dctx, s, err)
 				return
 			}
 			ch, err := l.reg.AddRanked(dctx, p, registry.AddOptions{Unprefixed: s.unprefixed}, rank)
 			if err != nil {
-				if ctx.Err() == nil {
-					l.logger.Error("plugin not loaded", "source", s.cfg.Source, "err", err)
-				}
+				l.failed(ctx, dctx, s, err)
 				p.Close(context.Background())
 				return
 			}
@@ -267,10 +265,8 @@ func (l *loader) loadAll(ctx context.Context, specs []spec) {
 					return
 				}
 				gaveUp = true
-				if ctx.Err() == nil {
-					l.logger.Error("plugin not loaded", "plugin", s.cfg.Name, "source", s.cfg.Source,
-						"err", fmt.Sprintf("not ready within the load deadline (%s, --load-timeout)", l.deadline))
-				}
+				l.srv.Loaded(rank)
+				l.failed(ctx, dctx, s, nil)
 			}
 		}()
 	}
@@ -282,6 +278,45 @@ func (l *loader) loadAll(ctx context.Context, specs []spec) {
 	for _, p := range l.reg.Plugins() {
 		l.logger.Info("plugin loaded", "plugin", p.Name(), "source", p.Config().Source)
 	}
+}
+
+// failed reports a plugin that did not load: err, or the load deadline
+// when dctx expired first. Nothing is reported at shutdown (ctx ended).
+func (l *loader) failed(ctx, dctx context.Context, s spec, err error) {
+	switch {
+	case ctx.Err() != nil:
+	case dctx.Err() != nil:
+		l.logger.Error("plugin not loaded", "plugin", s.cfg.Name, "source", s.cfg.Source,
+			"err", fmt.Sprintf("not ready within the load deadline (%s, --load-timeout)", l.deadline))
+	default:
+		l.logger.Error("plugin not loaded", "source", s.cfg.Source, "err", err)
+	}
+}
+
+// pendingOf describes each spec, ranked by its place, from its exports (a
+// fast parse): what it could declare once loaded. A module that does not
+// parse could declare anything (it fails to load soon anyway).
+func pendingOf(specs []spec) []server.Pending {
+	out := make([]server.Pending, len(specs))
+	for rank, s := range specs {
+		p := server.Pending{Rank: rank, Name: s.cfg.Name, Unprefixed: s.unprefixed}
+		names, err := plugin.ExportNames(s.cfg.Wasm)
+		if err != nil {
+			p.Tools, p.Resources, p.Prompts = true, true, true
+		}
+		for _, name := range names {
+			switch name {
+			case abi.ExportListTools, abi.ExportDescribe:
+				p.Tools = true
+			case abi.ExportListResources, abi.ExportListResourceTemplates:
+				p.Resources = true
+			case abi.ExportListPrompts:
+				p.Prompts = true
+			}
+		}
+		out[rank] = p
+	}
+	return out
 }
 
 func serveHTTP(ctx context.Context, srv *server.Server, addr string, stateless bool, logger *slog.Logger) error {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -91,7 +92,10 @@ func (t *Tool) validate(args json.RawMessage) error {
 	if _, ok := v.(map[string]any); !ok {
 		return fmt.Errorf("arguments must be a JSON object")
 	}
-	return t.schema.Validate(v)
+	if err := t.schema.Validate(v); err != nil {
+		return errors.New(argumentError(t.schema.Schema(), v, err))
+	}
+	return nil
 }
 
 // parseResult checks that a guest's output is a CallToolResult.

@@ -205,6 +205,16 @@ func (r *Registry) Settle() []Refusal {
 	return out
 }
 
+// Rank returns a plugin's rank.
+func (r *Registry) Rank(p *plugin.Plugin) (int, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if c := r.candidate(p); c != nil {
+		return c.rank, true
+	}
+	return 0, false
+}
+
 // Served reports whether a plugin's declarations are served.
 func (r *Registry) Served(p *plugin.Plugin) bool {
 	r.mu.RLock()

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"strings"
 	"sync"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
@@ -12,17 +13,91 @@ import (
 // Plugins load in the background, each published as soon as it is ready.
 // A request naming something (a tools/call, resources/read, prompts/get,
 // completion/complete or resources/subscribe) proceeds as soon as the plugin
-// serving it is published, and otherwise waits until it is or until the
-// initial load ends (Ready). A list request waits for the end of the initial
-// load, so a client's first list is complete: lists are what clients cache,
-// and many never re-list on list_changed. The load has a deadline (the
-// command's --load-timeout), so no request waits for ever.
+// serving it is published and no plugin still loading could take the name
+// from it (one of a better rank that could declare it: for a prefixed
+// name, only a plugin of that prefix or an unprefixed one; for a URI, any
+// plugin with resource exports). Otherwise it waits until then, or until the
+// initial load ends (Ready). A list request waits for the end of the
+// initial load, so a client's first list is complete: lists are what
+// clients cache, and many never re-list on list_changed. The load has a
+// deadline (the command's --load-timeout), so no request waits for ever.
 
-// loadState tracks which plugins are published.
+// Pending describes a plugin still loading: enough, from its exports, to
+// know what it could declare.
+type Pending struct {
+	// Rank is the plugin's rank in the registry (lower wins a collision).
+	Rank int
+	// Name is the plugin's name, its tools' and prompts' prefix.
+	Name string
+	// Unprefixed plugins expose names as declared.
+	Unprefixed bool
+	// Tools, Resources and Prompts say which lists the plugin exports.
+	Tools, Resources, Prompts bool
+}
+
+// loadState tracks which plugins are published and which still load.
 type loadState struct {
 	mu      sync.Mutex
 	live    map[*plugin.Plugin]bool
-	changed chan struct{} // closed and replaced at each publication
+	pending map[int]Pending // by rank
+	changed chan struct{}   // closed and replaced at each change
+}
+
+// Loading records the plugins about to load, before any request may need
+// them.
+func (s *Server) Loading(ps ...Pending) {
+	s.load.mu.Lock()
+	defer s.load.mu.Unlock()
+	if s.load.pending == nil {
+		s.load.pending = map[int]Pending{}
+	}
+	for _, p := range ps {
+		s.load.pending[p.Rank] = p
+	}
+}
+
+// Loaded records that the load of the plugin of this rank ended, published
+// or not.
+func (s *Server) Loaded(rank int) {
+	s.load.mu.Lock()
+	defer s.load.mu.Unlock()
+	delete(s.load.pending, rank)
+	s.load.broadcast()
+}
+
+// broadcast wakes the waiting requests. l.mu must be held.
+func (l *loadState) broadcast() {
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
+}
+
+// contested reports whether a plugin still loading, of a rank better than
+// owner's, could declare what a request names.
+func (l *loadState) contested(owner int, k listKind, name string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for rank, p := range l.pending {
+		if rank >= owner {
+			continue
+		}
+		switch k {
+		case toolList:
+			if p.Tools && (p.Unprefixed || strings.HasPrefix(name, p.Name+"_")) {
+				return true
+			}
+		case promptList:
+			if p.Prompts && (p.Unprefixed || strings.HasPrefix(name, p.Name+"_")) {
+				return true
+			}
+		case resourceList:
+			if p.Resources {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // wait returns a channel closed at the next publication.
@@ -46,10 +121,7 @@ func (l *loadState) set(p *plugin.Plugin, live bool) {
 	} else {
 		delete(l.live, p)
 	}
-	if l.changed != nil {
-		close(l.changed)
-		l.changed = nil
-	}
+	l.broadcast()
 }
 
 func (l *loadState) isLive(p *plugin.Plugin) bool {
@@ -90,58 +162,77 @@ func (s *Server) Publish(ch *registry.Changes) []registry.Refusal {
 }
 
 // published reports whether the target of a request that names one is
-// served by a published plugin. Requests that name nothing report true.
-func (s *Server) published(method string, req mcp.Request) bool {
+// served by a published plugin that no plugin still loading could displace.
+// Requests that name nothing report true.
+func (s *Server) published(req mcp.Request) bool {
 	var p *plugin.Plugin
 	var ok bool
+	var k listKind
+	var name string
 	switch r := req.(type) {
 	case *mcp.CallToolRequest:
 		if r.Params == nil {
 			return true
 		}
-		var t *registry.Tool
-		if t, ok = s.reg.Lookup(r.Params.Name); ok {
-			p = t.Plugin
-		}
+		k, name = toolList, r.Params.Name
 	case *mcp.ReadResourceRequest:
 		if r.Params == nil {
 			return true
 		}
-		p, ok = s.reg.ResourceOwner(r.Params.URI)
+		k, name = resourceList, r.Params.URI
 	case *mcp.SubscribeRequest:
 		if r.Params == nil {
 			return true
 		}
-		p, ok = s.reg.ResourceOwner(r.Params.URI)
+		k, name = resourceList, r.Params.URI
 	case *mcp.GetPromptRequest:
 		if r.Params == nil {
 			return true
 		}
-		var pr *registry.Prompt
-		if pr, ok = s.reg.LookupPrompt(r.Params.Name); ok {
-			p = pr.Plugin
-		}
+		k, name = promptList, r.Params.Name
 	case *mcp.CompleteRequest:
 		if r.Params == nil || r.Params.Ref == nil {
 			return true
 		}
 		switch r.Params.Ref.Type {
 		case "ref/prompt":
-			var pr *registry.Prompt
-			if pr, ok = s.reg.LookupPrompt(r.Params.Ref.Name); ok {
-				p = pr.Plugin
-			}
+			k, name = promptList, r.Params.Ref.Name
 		case "ref/resource":
-			if p, ok = s.reg.TemplateOwner(r.Params.Ref.URI); !ok {
-				p, ok = s.reg.ResourceOwner(r.Params.Ref.URI)
+			if p, ok = s.reg.TemplateOwner(r.Params.Ref.URI); ok {
+				return s.settled(p, resourceList, r.Params.Ref.URI)
 			}
+			k, name = resourceList, r.Params.Ref.URI
 		default:
 			return true
 		}
 	default:
 		return true
 	}
-	return ok && s.load.isLive(p)
+	switch k {
+	case toolList:
+		var t *registry.Tool
+		if t, ok = s.reg.Lookup(name); ok {
+			p = t.Plugin
+		}
+	case promptList:
+		var pr *registry.Prompt
+		if pr, ok = s.reg.LookupPrompt(name); ok {
+			p = pr.Plugin
+		}
+	case resourceList:
+		p, ok = s.reg.ResourceOwner(name)
+	}
+	return ok && s.settled(p, k, name)
+}
+
+// settled reports whether p is published and keeps name whatever the
+// plugins still loading declare.
+func (s *Server) settled(p *plugin.Plugin, k listKind, name string) bool {
+	if !s.load.isLive(p) {
+		return false
+	}
+	rank, ok := s.reg.Rank(p)
+	return ok && !s.load.contested(rank, k, name)
 }
 
 // awaitTarget waits until the request's target is published, the initial
@@ -149,7 +240,7 @@ func (s *Server) published(method string, req mcp.Request) bool {
 func (s *Server) awaitTarget(ctx context.Context, method string, req mcp.Request) error {
 	for {
 		changed := s.load.wait()
-		if s.published(method, req) {
+		if s.published(req) {
 			return nil
 		}
 		select {
