@@ -29,8 +29,9 @@ func withCode(err error) error {
 	switch {
 	case errors.Is(err, context.Canceled):
 		code = codeCancelled
-	case strings.Contains(err.Error(), "invalid during session initialization"):
-		code = jsonrpc.CodeInvalidRequest // a request before initialize
+	case strings.Contains(err.Error(), "invalid during session initialization"),
+		strings.Contains(err.Error(), `duplicate "initialize"`):
+		code = jsonrpc.CodeInvalidRequest // a request before initialize, a second initialize
 	}
 	return &jsonrpc.Error{Code: code, Message: err.Error()}
 }
