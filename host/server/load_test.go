@@ -90,3 +90,35 @@ func TestAddEntryRecovers(t *testing.T) {
 		t.Fatalf("tools after a refused entry: %v %v", lt, err)
 	}
 }
+
+// TestDrainCoversEveryGuestRequest: completions, prompts and resource
+// reads run guest code too; once Drain began they are refused like calls
+// (before, completion/complete was neither drained nor refused).
+func TestDrainCoversEveryGuestRequest(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
+	cs := connect(t, srv, nil)
+	ctx := context.Background()
+	complete := func() error {
+		_, err := cs.Complete(ctx, &mcp.CompleteParams{
+			Ref:      &mcp.CompleteReference{Type: "ref/prompt", Name: "test_prompt_with_arguments"},
+			Argument: mcp.CompleteParamsArgument{Name: "arg1", Value: ""}})
+		return err
+	}
+	if err := complete(); err != nil {
+		t.Fatalf("completion before Drain: %v", err)
+	}
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	srv.Drain(gone)
+	for what, err := range map[string]error{
+		"completion/complete": complete(),
+		"prompts/get":         second(cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_simple_prompt"})),
+		"resources/read":      second(cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-text"})),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "shutting down") {
+			t.Errorf("%s after Drain began: %v", what, err)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
