@@ -138,9 +138,9 @@ type httpGuard struct {
 	next    http.Handler
 	origins *http.CrossOriginProtection
 
-	mu      sync.Mutex
-	budget  int64 // body bytes still available
-	pending int   // new sessions being set up
+	mu       sync.Mutex
+	budget   int64 // body bytes still available
+	sessions int   // sessions admitted and not yet ended
 }
 
 func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -189,14 +189,14 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if !g.o.Stateless && r.Header.Get("Mcp-Session-Id") == "" {
+	if !g.o.Stateless && r.Header.Get("Mcp-Session-Id") == "" && hasInitialize(body) {
 		if !g.admit() {
 			w.Header().Set("Retry-After", "5")
 			rpcError(w, http.StatusServiceUnavailable, rawID(body), -32000,
 				fmt.Sprintf("the server is at its limit of %d sessions; retry later", g.o.MaxSessions))
 			return
 		}
-		defer g.release()
+		defer func() { g.settle(w.Header().Get("Mcp-Session-Id")) }()
 	}
 	g.next.ServeHTTP(w, r)
 }
@@ -217,25 +217,36 @@ func (g *httpGuard) give(n int64) {
 	g.mu.Unlock()
 }
 
-// admit reserves room for a session that this request may create: the
-// live sessions plus those being set up stay within MaxSessions.
+// admit reserves a place for a session that this request may create.
+// settle keeps it for as long as the session lives, or frees it at once if
+// the request made none.
 func (g *httpGuard) admit() bool {
-	live := 0
-	for range g.srv.mcp.Sessions() {
-		live++
-	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if live+g.pending >= g.o.MaxSessions {
+	if g.sessions >= g.o.MaxSessions {
 		return false
 	}
-	g.pending++
+	g.sessions++
 	return true
+}
+
+func (g *httpGuard) settle(sessionID string) {
+	if sessionID != "" {
+		for ss := range g.srv.mcp.Sessions() {
+			// go-sdk closes a session whose initialize failed (or that
+			// a request without a session ID made for itself).
+			if ss.ID() == sessionID && ss.InitializeParams() != nil {
+				go func() { ss.Wait(); g.release() }()
+				return
+			}
+		}
+	}
+	g.release()
 }
 
 func (g *httpGuard) release() {
 	g.mu.Lock()
-	g.pending--
+	g.sessions--
 	g.mu.Unlock()
 }
 
@@ -311,6 +322,26 @@ func (g *httpGuard) oversizeInitialize(body []byte) (string, json.RawMessage) {
 		}
 	}
 	return "", nil
+}
+
+// hasInitialize reports whether a body holds an initialize request, the
+// only request that makes a lasting session.
+func hasInitialize(body []byte) bool {
+	type msg struct {
+		Method string `json:"method"`
+	}
+	var one msg
+	if json.Unmarshal(body, &one) == nil {
+		return one.Method == "initialize"
+	}
+	var batch []msg
+	json.Unmarshal(body, &batch)
+	for _, m := range batch {
+		if m.Method == "initialize" {
+			return true
+		}
+	}
+	return false
 }
 
 // hostAllowed checks the Host header against AllowedHosts. Without a list,
