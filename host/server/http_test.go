@@ -220,12 +220,16 @@ func TestHTTPBodyBytesInFlightBounded(t *testing.T) {
 	hs := httptest.NewServer(bareServer(t).HTTPHandler(server.HTTPOptions{MaxBodyBytes: 1 << 20, MaxBodyBytesInFlight: 1 << 20}))
 	t.Cleanup(hs.Close)
 	addr := hs.Listener.Addr().String()
-	rawPost(t, addr, 800<<10, `{"jsonrpc"`) // holds 800 KiB of the budget, body still coming
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c := rawPost(t, addr, 500<<10, "")
-		got := status(c, 500*time.Millisecond)
-		c.Close()
+		// A holds 800 KiB of the budget, its body still coming. Should B
+		// reach the server first, A is the one refused: try again.
+		a := rawPost(t, addr, 800<<10, `{"jsonrpc"`)
+		time.Sleep(50 * time.Millisecond)
+		b := rawPost(t, addr, 500<<10, "")
+		got := status(b, 2*time.Second)
+		a.Close()
+		b.Close()
 		if got == http.StatusServiceUnavailable {
 			return
 		}
