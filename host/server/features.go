@@ -76,7 +76,7 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 		s.logger.Info("resource read failed", "uri", req.Params.URI, "err", err)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
-	return res, nil
+	return guestResource(res), nil
 }
 
 func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
@@ -93,7 +93,7 @@ func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
 			}
 			return nil, &jsonrpc.Error{Code: code, Message: err.Error()}
 		}
-		return res, nil
+		return guestPrompt(res), nil
 	}
 }
 

@@ -137,7 +137,7 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 			var stop context.CancelFunc
 			ctx, stop = context.WithCancel(ctx)
 			defer stop()
-			rt, err := newRoundTrip(req.Params, s.stateKey, stop)
+			rt, err := newRoundTrip(req.Params, t.Def.Name, s.stateKey, stop)
 			if err != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 			}
@@ -154,7 +154,7 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 		}
 		call.Mounts = mounts
 		ctx = plugin.WithCallbacks(ctx, cb)
-		res := t.Call(ctx, call)
+		res := guestResult(t.Call(ctx, call))
 		if cb.roundTrip != nil {
 			if ir, err := cb.roundTrip.result(); err != nil {
 				return t.HostError(err.Error()), nil // the guest's requests outgrew the round-trip state
