@@ -95,6 +95,13 @@ func (c *callbacks) Request(ctx context.Context, function string, payload json.R
 	if c.session == nil {
 		return nil, errors.New("no client session")
 	}
+	if _, ok := ctx.Deadline(); !ok && c.plugin != nil {
+		// The guest's context carries the call's deadline; should a caller
+		// not, the wait for the client is bounded all the same.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.plugin.Config().Timeout)
+		defer cancel()
+	}
 	var res any
 	var err error
 	switch function {

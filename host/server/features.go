@@ -63,7 +63,7 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
 	ctx = plugin.WithCallbacks(ctx, s.callbacksFor(req.Session, req.Params.GetProgressToken(), p, req.Params.URI))
-	mounts, _, err := s.callMounts(ctx, p.Config().Grants, req.Session, req.ClientCapabilities(),
+	mounts, _, err := s.callMounts(ctx, p, req.Session, req.ClientCapabilities(),
 		req.ProtocolVersion() >= modernProtocol, nil)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "could not learn the client's roots: " + err.Error()}

@@ -144,7 +144,7 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 			cb.roundTrip = rt
 		}
 		call := registry.CallRequest{Arguments: req.Params.Arguments, Meta: req.Params.Meta, ID: requestID(req.Extra)}
-		mounts, ok, err := s.callMounts(ctx, t.Plugin.Config().Grants, req.Session, cb.caps,
+		mounts, ok, err := s.callMounts(ctx, t.Plugin, req.Session, cb.caps,
 			req.ProtocolVersion() >= modernProtocol, cb.roundTrip)
 		if err != nil {
 			return t.HostError(fmt.Sprintf("could not learn the client's roots: %v", err)), nil
