@@ -52,7 +52,7 @@ func (s *Server) removeEntry(e *registry.Entry) {
 
 func (s *Server) callbacksFor(session *mcp.ServerSession, token any, p *plugin.Plugin, what string) *callbacks {
 	return &callbacks{srv: s, session: session, token: token, plugin: p,
-		logsLeft: s.opts.LogsPerCall, logger: s.logger, tool: what}
+		left: s.opts.NotificationsPerCall, logger: s.logger, tool: what}
 }
 
 func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

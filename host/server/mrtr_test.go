@@ -104,4 +104,3 @@ func TestRequestStateBound(t *testing.T) {
 		t.Fatalf("a proper retry: %+v %v", res, err)
 	}
 }
-

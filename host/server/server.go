@@ -27,9 +27,11 @@ type Options struct {
 	Instructions string
 	// Logger receives server diagnostics (on stderr in the command).
 	Logger *slog.Logger
-	// LogsPerCall bounds the log notifications one guest call may send.
-	// Default 100; the rest are dropped and counted in the server log.
-	LogsPerCall int
+	// NotificationsPerCall bounds the notifications one guest call may
+	// send to its client, all kinds together (progress, log, resource
+	// updated, elicitation complete). Default 100; the rest are dropped, and the
+	// first drop is logged.
+	NotificationsPerCall int
 	// StateKey signs the requestState of multi round-trip results. Servers
 	// behind one load balancer need the same key; empty means a random key
 	// for this process.
@@ -66,8 +68,8 @@ func New(reg *registry.Registry, opts Options) *Server {
 	if opts.Name == "" {
 		opts.Name = "mcpwasm"
 	}
-	if opts.LogsPerCall <= 0 {
-		opts.LogsPerCall = 100
+	if opts.NotificationsPerCall <= 0 {
+		opts.NotificationsPerCall = 100
 	}
 	logger := opts.Logger
 	if logger == nil {
