@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -14,7 +15,7 @@ import (
 // reports updates only for the resources it declared, never another
 // plugin's.
 func TestNotificationBudgetAndDeclaredUpdates(t *testing.T) {
-	srv, _ := newServer(t, false, loadSpec{name: "conformance"}, loadSpec{name: "notify_flood"})
+	srv, _ := newServer(t, false, loadSpec{name: "conformance"}, loadSpec{name: "notify_flood", cfg: plugin.Config{Timeout: 60 * time.Second}})
 	var progress atomic.Int32
 	var mu sync.Mutex
 	var updates []string
