@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"runtime"
@@ -42,8 +39,12 @@ func cmdServe(args []string, stderr io.Writer) int {
 		noPrefix  = fs.Bool("no-prefix", false, "expose the tools and prompts of plugins given as arguments under their declared names, without the <plugin>_ prefix")
 		loadLimit = fs.Duration("load-timeout", 60*time.Second, "plugins not ready this long after start are reported as load failures and not served")
 		roots     stringList
+		hosts     stringList
+		maxSess   = fs.Int("max-sessions", 0, "HTTP: most live sessions; a new one over it gets 503 (default 1000)")
+		sessIdle  = fs.Duration("session-timeout", 0, "HTTP: close a session idle this long (default 30m)")
 	)
 	lf.register(fs)
+	fs.Var(&hosts, "allowed-host", "HTTP: accept this Host header (name or name:port; repeatable); needed beyond loopback against DNS rebinding")
 	fs.Var(&roots, "root", "grant every plugin read-only access to DIR (repeatable); a client's roots narrow it further")
 	benchNative := fs.Bool("bench-native-echo", false, "bench only: also serve native_echo, a native Go echo tool in this server (see mcpwasm bench)")
 	fs.Usage = func() {
@@ -142,7 +143,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		cancelRun()
 	}()
 	if *httpAddr != "" {
-		err = serveHTTP(runCtx, srv, *httpAddr, *stateless, logger)
+		err = serveHTTP(runCtx, srv, *httpAddr, httpOptions(cfg, *stateless, hosts, *maxSess, *sessIdle))
 	} else {
 		logger.Info("serving MCP over stdio", "plugins", len(specs))
 		err = srv.ServeStdio(runCtx)
@@ -319,35 +320,28 @@ func pendingOf(specs []spec) []server.Pending {
 	return out
 }
 
-func serveHTTP(ctx context.Context, srv *server.Server, addr string, stateless bool, logger *slog.Logger) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("--http %q: %v (use HOST:PORT or :PORT)", addr, err)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+func serveHTTP(ctx context.Context, srv *server.Server, addr string, o server.HTTPOptions) error {
+	ln, err := server.ListenHTTP(addr)
 	if err != nil {
 		return err
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.HTTPHandler(server.HTTPOptions{Stateless: stateless}))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	logger.Info("serving MCP over Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp", "stateless", stateless)
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
+	return srv.ServeHTTPOn(ctx, ln, o)
+}
+
+// httpOptions merges the HTTP flags over the [server] table; zero values
+// take the server package's defaults.
+func httpOptions(cfg *config.Config, stateless bool, hosts []string, maxSessions int, sessionTimeout time.Duration) server.HTTPOptions {
+	c := cfg.Server
+	o := server.HTTPOptions{Stateless: stateless, AllowedHosts: append(hosts, c.AllowedHosts...),
+		MaxSessions: c.MaxSessions, SessionTimeout: c.SessionTimeout.Duration, MaxConns: c.MaxConnections,
+		MaxBodyBytes: int64(c.MaxBody.Bytes), MaxBodyBytesInFlight: int64(c.MaxBodyInFlight.Bytes)}
+	if maxSessions > 0 {
+		o.MaxSessions = maxSessions
 	}
-	shutCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
+	if sessionTimeout > 0 {
+		o.SessionTimeout = sessionTimeout
 	}
-	return nil
+	return o
 }
 
 // scanFeatures reads each plugin's exports — a fast parse, no compilation —

@@ -35,6 +35,16 @@ type Server struct {
 	CacheDir string `toml:"cache_dir"`
 	// Roots are folders granted read-only to every plugin (see --root).
 	Roots []string `toml:"roots"`
+
+	// HTTP bounds (see --allowed-host, --max-sessions, --session-timeout):
+	// Host headers accepted beyond loopback, live sessions, idle-session
+	// expiry, connections, one request body and all bodies in flight.
+	AllowedHosts    []string `toml:"allowed_hosts"`
+	MaxSessions     int      `toml:"max_sessions"`
+	SessionTimeout  Duration `toml:"session_timeout"`
+	MaxConnections  int      `toml:"max_connections"`
+	MaxBody         Size     `toml:"max_body"`
+	MaxBodyInFlight Size     `toml:"max_body_in_flight"`
 }
 
 // Defaults holds the [defaults] table: limits for plugins that set none.
@@ -210,6 +220,9 @@ func (c *Config) check(data []byte) error {
 			}
 			names[p.Name] = true
 		}
+	}
+	if c.Server.MaxSessions < 0 || c.Server.MaxConnections < 0 {
+		return errors.New("[server] max_sessions and max_connections must be positive")
 	}
 	return checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput, c.Defaults.Concurrency)
 }

@@ -28,9 +28,27 @@ type callbacks struct {
 	// multi round-trip instead of server-to-client requests.
 	roundTrip *roundTrip
 
-	mu       sync.Mutex
-	logsLeft int
-	dropped  int
+	mu      sync.Mutex
+	left    int // notifications this call may still send
+	dropped int
+}
+
+// spend takes one notification from the call's budget, shared by every
+// kind that reaches the client (progress, log, resource update,
+// elicitation complete; list changes are coalesced into one refresh). It
+// reports false, and logs the first time, once it is spent.
+func (c *callbacks) spend(kind string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.left <= 0 {
+		c.dropped++
+		if c.dropped == 1 {
+			c.logger.Warn("guest notifications over the per-call limit are dropped", "tool", c.tool, "kind", kind)
+		}
+		return false
+	}
+	c.left--
+	return true
 }
 
 func (c *callbacks) Progress(ctx context.Context, payload json.RawMessage) error {
@@ -44,6 +62,9 @@ func (c *callbacks) Progress(ctx context.Context, payload json.RawMessage) error
 	}
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return fmt.Errorf("notify_progress: %w", err)
+	}
+	if !c.spend("progress") {
+		return nil
 	}
 	return c.session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 		ProgressToken: c.token, Progress: p.Progress, Total: p.Total, Message: p.Message,
@@ -65,17 +86,9 @@ func (c *callbacks) Log(ctx context.Context, payload json.RawMessage) error {
 	if p.Level == "" {
 		p.Level = "info"
 	}
-	c.mu.Lock()
-	if c.logsLeft <= 0 {
-		c.dropped++
-		if c.dropped == 1 {
-			c.logger.Warn("guest log messages over the per-call limit are dropped", "tool", c.tool)
-		}
-		c.mu.Unlock()
+	if !c.spend("log") {
 		return nil
 	}
-	c.logsLeft--
-	c.mu.Unlock()
 	return c.session.Log(ctx, &mcp.LoggingMessageParams{Level: p.Level, Logger: p.Logger, Data: p.Data})
 }
 
@@ -94,6 +107,13 @@ func (c *callbacks) Request(ctx context.Context, function string, payload json.R
 	}
 	if c.session == nil {
 		return nil, errors.New("no client session")
+	}
+	if _, ok := ctx.Deadline(); !ok && c.plugin != nil {
+		// The guest's context carries the call's deadline; should a caller
+		// not, the wait for the client is bounded all the same.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.plugin.Config().Timeout)
+		defer cancel()
 	}
 	var res any
 	var err error
@@ -158,8 +178,15 @@ func explain(function string, err error) error {
 }
 
 // Notify handles resource updates, list changes and completed URL
-// elicitations.
+// elicitations. A plugin may report updates only to the resources it
+// declared (or that match its templates).
 func (c *callbacks) Notify(ctx context.Context, function string, payload json.RawMessage) error {
+	switch function {
+	case "notify_resource_updated", "notify_url_elicitation_completed":
+		if !c.spend(function) {
+			return nil
+		}
+	}
 	switch function {
 	case "notify_resource_updated":
 		var p struct {
@@ -167,6 +194,10 @@ func (c *callbacks) Notify(ctx context.Context, function string, payload json.Ra
 		}
 		if err := json.Unmarshal(payload, &p); err != nil || p.URI == "" {
 			return fmt.Errorf("notify_resource_updated: want {\"uri\": ...}")
+		}
+		if owner, ok := c.srv.reg.ResourceOwner(p.URI); !ok || owner != c.plugin {
+			c.logger.Warn("dropping an update for a resource the plugin did not declare", "tool", c.tool, "uri", p.URI)
+			return fmt.Errorf("notify_resource_updated: %q is not a resource this plugin declared", p.URI)
 		}
 		return c.srv.mcp.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: p.URI})
 	case "notify_url_elicitation_completed":

@@ -78,7 +78,7 @@ func (s *Server) noteChanges(e *registry.Entry) {
 
 func (s *Server) callbacksFor(session *mcp.ServerSession, token any, p *plugin.Plugin, what string) *callbacks {
 	return &callbacks{srv: s, session: session, token: token, plugin: p,
-		logsLeft: s.opts.LogsPerCall, logger: s.logger, tool: what}
+		left: s.opts.NotificationsPerCall, logger: s.logger, tool: what}
 }
 
 func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -87,7 +87,7 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
 	ctx = plugin.WithCallbacks(ctx, s.callbacksFor(req.Session, req.Params.GetProgressToken(), p, req.Params.URI))
-	mounts, _, err := s.callMounts(ctx, p.Config().Grants, req.Session, req.ClientCapabilities(),
+	mounts, _, err := s.callMounts(ctx, p, req.Session, req.ClientCapabilities(),
 		req.ProtocolVersion() >= modernProtocol, nil)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "could not learn the client's roots: " + err.Error()}
@@ -100,7 +100,7 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 		s.logger.Info("resource read failed", "uri", req.Params.URI, "err", err)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
-	return res, nil
+	return guestResource(res), nil
 }
 
 func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
@@ -115,7 +115,7 @@ func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
 			}
 			return nil, &jsonrpc.Error{Code: code, Message: err.Error()}
 		}
-		return res, nil
+		return guestPrompt(res), nil
 	}
 }
 

@@ -102,9 +102,12 @@ func TestSubscribe(t *testing.T) {
 	}
 }
 
-// TestListRootsAndResourceUpdated: list_roots returns the client's roots,
-// and notify_resource_updated reaches a client subscribed to the URI.
-func TestListRootsAndResourceUpdated(t *testing.T) {
+// TestListRootsAndForeignUpdateDropped: list_roots returns the client's
+// roots; roots_update's notify_resource_updated names test://static-text,
+// which the conformance plugin declared, not roots_update, so no client
+// hears of it (TestNotificationBudgetAndDeclaredUpdates delivers a
+// plugin's own update).
+func TestListRootsAndForeignUpdateDropped(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "conformance"}, loadSpec{name: "roots_update"})
 	updated := make(chan string, 1)
 	c := mcp.NewClient(&mcp.Implementation{Name: "c"}, &mcp.ClientOptions{
@@ -129,13 +132,13 @@ func TestListRootsAndResourceUpdated(t *testing.T) {
 	if res.IsError || !strings.Contains(mustJSON(res.StructuredContent), "file:///home/ada/project") {
 		t.Fatalf("list_roots gave the guest %s", mustJSON(res.StructuredContent))
 	}
+	if err := cs.Ping(context.Background(), nil); err != nil { // what was sent has been read
+		t.Fatal(err)
+	}
 	select {
 	case uri := <-updated:
-		if uri != "test://static-text" {
-			t.Fatalf("updated %q", uri)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no notifications/resources/updated")
+		t.Fatalf("an update for another plugin's resource reached the client: %q", uri)
+	default:
 	}
 }
 

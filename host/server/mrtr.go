@@ -1,8 +1,10 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -10,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,22 +39,65 @@ type roundTrip struct {
 	pending   mcp.InputRequest
 	stop      context.CancelFunc
 	key       []byte // signs requestState
+	tool      string // the tool called, as exposed
+	args      string // argsHash of the call's arguments
 }
 
 // maxRequestState bounds the answers carried between round trips.
 const maxRequestState = 1 << 20
 
+// stateLifetime bounds how long a client may take to answer.
+const stateLifetime = 15 * time.Minute
+
+// roundState is what requestState carries, signed: the answers gathered so
+// far, and what binds them to one call — the tool, its arguments, the
+// request ids issued in the last round, a nonce and an expiry.
+type roundState struct {
+	Tool    string                     `json:"tool"`
+	Args    string                     `json:"args"`
+	Issued  []string                   `json:"issued"`
+	Answers map[string]json.RawMessage `json:"answers"`
+	Nonce   string                     `json:"nonce"`
+	Expires int64                      `json:"exp"` // Unix seconds
+}
+
 var errInputRequired = errors.New("input required from the client")
 
-func newRoundTrip(params *mcp.CallToolParamsRaw, key []byte, stop context.CancelFunc) (*roundTrip, error) {
-	rt := &roundTrip{answers: map[string]json.RawMessage{}, counts: map[string]int{}, stop: stop, key: key}
+// newRoundTrip starts a 2026-07-28 call of tool: it accepts the client's
+// inputResponses only to the requests its requestState says were issued,
+// for this tool with these arguments, before the state expired.
+func newRoundTrip(params *mcp.CallToolParamsRaw, tool string, key []byte, stop context.CancelFunc) (*roundTrip, error) {
+	rt := &roundTrip{answers: map[string]json.RawMessage{}, counts: map[string]int{}, stop: stop, key: key,
+		tool: tool, args: argsHash(params.Arguments)}
+	issued := map[string]bool{}
 	if params.RequestState != "" {
 		b, err := openState(key, params.RequestState)
-		if err != nil || json.Unmarshal(b, &rt.answers) != nil {
+		var st roundState
+		if err != nil || json.Unmarshal(b, &st) != nil {
 			return nil, errors.New("invalid requestState: it was not issued by this server, or was altered")
 		}
+		switch {
+		case st.Tool != tool:
+			return nil, fmt.Errorf("invalid requestState: it was issued for tool %q, not %q", st.Tool, tool)
+		case st.Args != rt.args:
+			return nil, errors.New("invalid requestState: it was issued for other arguments; retry with the arguments of the first call")
+		case time.Now().Unix() > st.Expires:
+			return nil, errors.New("invalid requestState: it expired; call the tool again without it")
+		}
+		for id, a := range st.Answers {
+			rt.answers[id] = a
+		}
+		for _, id := range st.Issued {
+			issued[id] = true
+		}
+	}
+	if len(params.InputResponses) > 0 && params.RequestState == "" {
+		return nil, errors.New("inputResponses without requestState: answers are accepted only to requests this server made, with the requestState it returned")
 	}
 	for id, resp := range params.InputResponses {
+		if !issued[id] {
+			return nil, fmt.Errorf("inputResponses[%q]: this server did not ask for it", id)
+		}
 		b, err := json.Marshal(resp)
 		if err != nil {
 			return nil, fmt.Errorf("inputResponses[%q]: %v", id, err)
@@ -59,6 +105,20 @@ func newRoundTrip(params *mcp.CallToolParamsRaw, key []byte, stop context.Cancel
 		rt.answers[id] = b
 	}
 	return rt, nil
+}
+
+// argsHash identifies a call's arguments whatever their key order or
+// spacing.
+func argsHash(args json.RawMessage) string {
+	var v any
+	d := json.NewDecoder(bytes.NewReader(args))
+	d.UseNumber()
+	canonical := []byte("{}")
+	if d.Decode(&v) == nil && v != nil {
+		canonical, _ = json.Marshal(v)
+	}
+	sum := sha256.Sum256(canonical)
+	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // answer returns the known answer to the guest's next request of this kind,
@@ -105,7 +165,11 @@ func (rt *roundTrip) result() (*mcp.CallToolResult, error) {
 	if rt.pending == nil {
 		return nil, nil
 	}
-	state, err := json.Marshal(rt.answers)
+	nonce := make([]byte, 12)
+	rand.Read(nonce)
+	state, err := json.Marshal(roundState{Tool: rt.tool, Args: rt.args, Issued: []string{rt.pendingID},
+		Answers: rt.answers, Nonce: base64.RawURLEncoding.EncodeToString(nonce),
+		Expires: time.Now().Add(stateLifetime).Unix()})
 	if err != nil || len(state) > maxRequestState {
 		return nil, errors.New("the answers gathered so far exceed the request-state limit")
 	}
@@ -134,6 +198,51 @@ func (rt *roundTrip) ask(id string, req mcp.InputRequest) (*mcp.CallToolResult, 
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	return res, nil
+}
+
+// guestResult keeps what a guest may say in a tool result: content,
+// structured content, isError and its own _meta keys. inputRequests,
+// requestState and resultType are the server's to set (go-sdk would send a
+// guest's inputRequests to the client as the server's own requests), and
+// _meta keys under a reserved prefix are MCP's.
+func guestResult(res *mcp.CallToolResult) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Meta: guestMeta(res.Meta), Content: res.Content,
+		StructuredContent: res.StructuredContent, IsError: res.IsError}
+}
+
+// guestPrompt and guestResource do the same for prompts/get and
+// resources/read results.
+func guestPrompt(res *mcp.GetPromptResult) *mcp.GetPromptResult {
+	return &mcp.GetPromptResult{Meta: guestMeta(res.Meta), Description: res.Description, Messages: res.Messages}
+}
+
+func guestResource(res *mcp.ReadResourceResult) *mcp.ReadResourceResult {
+	return &mcp.ReadResourceResult{Meta: guestMeta(res.Meta), Cacheable: res.Cacheable, Contents: res.Contents}
+}
+
+func guestMeta(m mcp.Meta) mcp.Meta {
+	var out mcp.Meta
+	for k, v := range m {
+		if !reservedMetaKey(k) {
+			if out == nil {
+				out = mcp.Meta{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// reservedMetaKey reports whether a _meta key's prefix is reserved for MCP:
+// one whose second label is "modelcontextprotocol" or "mcp"
+// (io.modelcontextprotocol/, dev.mcp/...), as the specification says.
+func reservedMetaKey(k string) bool {
+	prefix, _, ok := strings.Cut(k, "/")
+	if !ok {
+		return false
+	}
+	labels := strings.Split(prefix, ".")
+	return len(labels) >= 2 && (strings.EqualFold(labels[1], "modelcontextprotocol") || strings.EqualFold(labels[1], "mcp"))
 }
 
 // requestState travels through the client, so it is signed: the client may

@@ -33,15 +33,20 @@ func (s *Server) rootsChanged(_ context.Context, req *mcp.RootsListChangedReques
 	s.roots.mu.Unlock()
 }
 
-// callMounts returns the folders a call may use: the plugin's grants
-// narrowed by the client's roots. ok is false when a 2026-07-28 call must
-// first ask the client for its roots (rt then holds what to ask). A request
-// that cannot make round trips (rt nil) in 2026-07-28 gets the grants.
-func (s *Server) callMounts(ctx context.Context, grants []plugin.Grant, session *mcp.ServerSession,
+// callMounts returns the folders a call of p may use: its grants narrowed
+// by the client's roots. ok is false when a 2026-07-28 call must first ask
+// the client for its roots (rt then holds what to ask). A request that
+// cannot make round trips (rt nil) in 2026-07-28 gets the grants. Waiting
+// for the client's roots counts against the call's time limit: a client
+// that never answers cannot hold the call.
+func (s *Server) callMounts(ctx context.Context, p *plugin.Plugin, session *mcp.ServerSession,
 	caps *mcp.ClientCapabilities, modern bool, rt *roundTrip) (mounts []abi.Mount, ok bool, err error) {
+	grants := p.Config().Grants
 	if len(grants) == 0 {
 		return nil, true, nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, p.Config().Timeout)
+	defer cancel()
 	roots, ok, err := s.clientRoots(ctx, session, caps, modern, rt)
 	if !ok || err != nil {
 		return nil, ok, err
@@ -90,7 +95,7 @@ func (s *Server) sessionRootsFor(ctx context.Context, ss *mcp.ServerSession) (ro
 	}
 	lr, err := ss.ListRoots(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("listing the client's roots: %w", err)
+		return nil, explain("list_roots", err)
 	}
 	roots = s.canonicalRoots(lr)
 	s.roots.mu.Lock()

@@ -27,9 +27,11 @@ type Options struct {
 	Instructions string
 	// Logger receives server diagnostics (on stderr in the command).
 	Logger *slog.Logger
-	// LogsPerCall bounds the log notifications one guest call may send.
-	// Default 100; the rest are dropped and counted in the server log.
-	LogsPerCall int
+	// NotificationsPerCall bounds the notifications one guest call may
+	// send to its client, all kinds together (progress, log, resource
+	// updated, elicitation complete). Default 100; the rest are dropped, and the
+	// first drop is logged.
+	NotificationsPerCall int
 	// StateKey signs the requestState of multi round-trip results. Servers
 	// behind one load balancer need the same key; empty means a random key
 	// for this process.
@@ -68,8 +70,8 @@ func New(reg *registry.Registry, opts Options) *Server {
 	if opts.Name == "" {
 		opts.Name = "mcpwasm"
 	}
-	if opts.LogsPerCall <= 0 {
-		opts.LogsPerCall = 100
+	if opts.NotificationsPerCall <= 0 {
+		opts.NotificationsPerCall = 100
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -150,14 +152,14 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 			var stop context.CancelFunc
 			ctx, stop = context.WithCancel(ctx)
 			defer stop()
-			rt, err := newRoundTrip(req.Params, s.stateKey, stop)
+			rt, err := newRoundTrip(req.Params, t.Def.Name, s.stateKey, stop)
 			if err != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 			}
 			cb.roundTrip = rt
 		}
 		call := registry.CallRequest{Arguments: req.Params.Arguments, Meta: req.Params.Meta, ID: requestID(req.Extra)}
-		mounts, ok, err := s.callMounts(ctx, t.Plugin.Config().Grants, req.Session, cb.caps,
+		mounts, ok, err := s.callMounts(ctx, t.Plugin, req.Session, cb.caps,
 			req.ProtocolVersion() >= modernProtocol, cb.roundTrip)
 		if err != nil {
 			return t.HostError(fmt.Sprintf("could not learn the client's roots: %v", err)), nil
@@ -167,7 +169,7 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 		}
 		call.Mounts = mounts
 		ctx = plugin.WithCallbacks(ctx, cb)
-		res := t.Call(ctx, call)
+		res := guestResult(t.Call(ctx, call))
 		if cb.roundTrip != nil {
 			if ir, err := cb.roundTrip.result(); err != nil {
 				return t.HostError(err.Error()), nil // the guest's requests outgrew the round-trip state

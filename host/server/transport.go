@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"net/http"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -17,38 +15,6 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 		return nil
 	}
 	return err
-}
-
-// HTTPOptions configures the Streamable HTTP handler.
-type HTTPOptions struct {
-	// Stateless serves every request on its own, without sessions. It is
-	// required for protocol 2026-07-28 clients; it rules out server-to-client
-	// requests for older clients.
-	Stateless bool
-	// MaxBodyBytes bounds a request body (default 4 MiB → 413).
-	MaxBodyBytes int64
-	// SessionTimeout closes idle stateful sessions (default 30 minutes).
-	SessionTimeout time.Duration
-}
-
-// HTTPHandler returns the Streamable HTTP handler: go-sdk's, with client
-// cancellation propagated to guests, a body limit, idle-session expiry, and
-// cross-origin protection (a foreign Origin gets 403).
-func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
-	if o.SessionTimeout == 0 {
-		o.SessionTimeout = 30 * time.Minute
-	}
-	if o.MaxBodyBytes == 0 {
-		o.MaxBodyBytes = mcp.DefaultMaxRequestBodyBytes
-	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		Stateless:                    o.Stateless,
-		MaxRequestBodyBytes:          o.MaxBodyBytes,
-		SessionTimeout:               o.SessionTimeout,
-		PropagateRequestCancellation: true,
-		Logger:                       s.logger,
-	})
-	return http.NewCrossOriginProtection().Handler(withRequestID(h, o.MaxBodyBytes))
 }
 
 // Connect serves one client on any go-sdk transport (in-memory, a pipe...).
