@@ -70,20 +70,20 @@ type section struct {
 
 // moduleInfo is what the rewrite needs to know about the module.
 type moduleInfo struct {
-	types       [][]byte // each function type's result types
-	typeParams  []int
-	funcTypes   []uint32 // type index of each defined function
-	impFuncs    uint32   // imported functions
-	impGlobals  uint32
-	defGlobals  uint32
-	newTypes    [][]byte // result lists of block types appended to the type section
-	pollType    uint32 // the poll's type; the grow hook's is pollType+1
-	pollFunc    uint32 // the poll's function index (= impFuncs)
-	growFunc    uint32 // the grow hook's (= impFuncs+1), if GrowFailed is set
-	added       uint32 // imports added: 1 or 2
-	fuelGlobal  uint32
-	opts        InterruptOptions
-	leafCost    []int32 // per defined function: its size if it is left unchecked, else -1
+	types      [][]byte // each function type's result types
+	typeParams []int
+	funcTypes  []uint32 // type index of each defined function
+	impFuncs   uint32   // imported functions
+	impGlobals uint32
+	defGlobals uint32
+	newTypes   [][]byte // result lists of block types appended to the type section
+	pollType   uint32   // the poll's type; the grow hook's is pollType+1
+	pollFunc   uint32   // the poll's function index (= impFuncs)
+	growFunc   uint32   // the grow hook's (= impFuncs+1), if GrowFailed is set
+	added      uint32   // imports added: 1 or 2
+	fuelGlobal uint32
+	opts       InterruptOptions
+	leafCost   []int32 // per defined function: its size if it is left unchecked, else -1
 }
 
 // Instrument returns wasm with interruption points (see above). wasm must

@@ -97,9 +97,9 @@ func (mi *moduleInfo) classify(bodies [][]byte) error {
 // outside its loops) and at each loop header, by instruction position.
 func (mi *moduleInfo) weights(ins []instr) (entry int32, loops map[int]int32) {
 	loops = map[int]int32{}
-	acc := []int32{0}       // accumulators: the function, then each open loop
-	stack := []int{}        // per open block: index into acc, -1 if not a loop
-	owner := []int{-1}      // instruction index of each accumulator's loop
+	acc := []int32{0}  // accumulators: the function, then each open loop
+	stack := []int{}   // per open block: index into acc, -1 if not a loop
+	owner := []int{-1} // instruction index of each accumulator's loop
 	for i, in := range ins {
 		acc[len(acc)-1] = satAdd(acc[len(acc)-1], mi.cost(in))
 		switch in.kind {
