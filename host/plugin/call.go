@@ -105,6 +105,7 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 	stderr := &capWriter{max: guestOutputCap}
 	mem := &memWatch{inner: res, limit: p.cfg.MemoryLimit}
 	exit := &exitWatch{}
+	st := &callState{}
 
 	defer func() {
 		if r := recover(); r != nil {
@@ -112,10 +113,20 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 			o.rc = 1
 		}
 		o.stderr = stderr.String()
-		o.memAtMax = mem.hitLimit()
+		o.memAtMax = mem.hitLimit() || st.growFailed.Load()
 		o.ctxErr = ctx.Err()
 		p.logGuestOutput(ctx, export, stdout, stderr)
 	}()
+
+	// The guest computes only while it holds a CPU slot (see cpusched).
+	turn, err := p.rt.cpu.Acquire(ctx, p.cfg.Name)
+	if err != nil {
+		o.err = err
+		return nil, o
+	}
+	defer turn.Release()
+	st.cpu = turn
+	ctx = withCallState(ctx, st)
 
 	mc := p.moduleConfig(ctx, stdout, stderr)
 	if mounts := mountsFrom(ctx); len(mounts) > 0 {
@@ -159,7 +170,10 @@ func (p *Plugin) moduleConfig(ctx context.Context, stdout, stderr *capWriter) wa
 		WithSysWalltime().
 		WithSysNanotime().
 		WithRandSource(rand.Reader).
-		WithNanosleep(func(ns int64) { sleepCtx(ctx, ns) }).
+		WithNanosleep(func(ns int64) {
+			defer blocking(ctx)()
+			sleepCtx(ctx, ns)
+		}).
 		WithStdout(stdout).
 		WithStderr(stderr)
 }
