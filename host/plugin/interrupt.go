@@ -58,7 +58,7 @@ var interruptOptions = wasmbin.InterruptOptions{
 
 // callState is what the interruption host functions know of their call.
 type callState struct {
-	growFailed atomic.Bool // a memory.grow failed during the call
+	growFailed atomic.Bool    // a memory.grow failed during the call
 	cpu        *cpusched.Turn // the call's hold on a CPU slot
 }
 
