@@ -26,6 +26,8 @@ const (
 	kindReturnCallIndirect
 	kindRefFunc // ref.func funcidx
 	kindMemGrow // memory.grow
+	kindBr      // br, br_if labelidx
+	kindBrTable // br_table
 )
 
 // instr is one decoded instruction: its kind, its bytes in the body, and
@@ -88,8 +90,10 @@ func decodeInstr(r *reader) (in instr, err error) {
 	case op == 0x0B:
 		in.kind = kindEnd
 	case op == 0x0C || op == 0x0D: // br, br_if
-		_, err = r.u32()
+		in.kind = kindBr
+		in.idx, err = r.u32()
 	case op == 0x0E: // br_table
+		in.kind = kindBrTable
 		var n int
 		if n, err = r.count(1); err == nil {
 			for i := 0; i <= n && err == nil; i++ {

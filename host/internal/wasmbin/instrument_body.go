@@ -123,11 +123,12 @@ func (mi *moduleInfo) weights(ins []instr) (entry int32, loops map[int]int32) {
 	return max(acc[0], 1), loops
 }
 
+// maxWeight bounds any one charge, so that fuel plus a charge never
+// overflows an i32.
+const maxWeight = 1 << 24
+
 func satAdd(a, b int32) int32 {
-	if s := int64(a) + int64(b); s < 1<<30 {
-		return int32(s)
-	}
-	return 1 << 30
+	return int32(min(int64(a)+int64(b), maxWeight))
 }
 
 // rewriteBody appends the instrumented body of defined function i to out.
@@ -183,43 +184,56 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 		e.out = append(e.out, mi.blockTypeFor(mi.types[typ])...)
 	}
 
-	open := 0 // blocks open inside the function (or inside the catch block)
 	last := len(fb.ins) - 1
 	for k, in := range fb.ins {
 		raw := fb.code[in.start:in.end]
 		sync := mode == modeLocal && mi.spendsFuel(in)
 		switch in.kind {
 		case kindBlock:
-			open++
+			e.labels = append(e.labels, 1)
 			e.out = append(e.out, raw...)
 		case kindLoop:
-			open++
-			e.out = append(e.out, raw...)
-			if mode == modeLocal {
+			if mode != modeLocal {
+				e.labels = append(e.labels, 1)
+				e.out = append(e.out, raw...)
+			} else if bt := raw[1:]; mi.blockParams(bt) == 0 {
+				e.loopOutlined(bt, loops[k])
+			} else {
+				e.labels = append(e.labels, 1)
+				e.out = append(e.out, raw...)
 				e.loopCheck(loops[k])
 			}
 		case kindEnd:
-			if k == last && mode == modeLocal {
-				e.out = append(e.out, 0x0B, 0x20) // end of the catch block; local.get fuel
-				e.out = appendU64(e.out, e.local)
-				e.out = append(e.out, 0x24) // global.set
-				e.out = appendU64(e.out, uint64(mi.fuelGlobal))
+			switch {
+			case k == last && mode == modeLocal:
+				e.out = append(e.out, 0x0B) // end of the catch block
+				e.store()
+			case k < last && e.labels[len(e.labels)-1] == outlinedLabels:
+				e.endOutlined(e.weights[len(e.weights)-1])
+				e.labels = e.labels[:len(e.labels)-1]
+				e.weights = e.weights[:len(e.weights)-1]
+				continue
+			case k < last:
+				e.labels = e.labels[:len(e.labels)-1]
 			}
-			open--
 			e.out = append(e.out, raw...)
 		case kindReturn:
 			if mode == modeLocal {
-				e.out = append(e.out, 0x0C) // br to the catch block
-				e.out = appendU64(e.out, uint64(open))
+				e.op(0x0C, uint64(e.depth(len(e.labels)))) // br to the catch block
 			} else {
 				e.out = append(e.out, raw...)
+			}
+		case kindBr:
+			e.op(raw[0], uint64(e.depth(int(in.idx))))
+		case kindBrTable:
+			if err := e.brTable(raw); err != nil {
+				return out, buf, err
 			}
 		case kindCall, kindReturnCall, kindRefFunc:
 			if sync {
 				e.store()
 			}
-			e.out = append(e.out, raw[0])
-			e.out = appendU64(e.out, uint64(mi.shift(in.idx)))
+			e.op(raw[0], uint64(mi.shift(in.idx)))
 			if sync && in.kind == kindCall {
 				e.load()
 			}
@@ -243,6 +257,18 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 	return e.out, buf, nil
 }
 
+// blockParams is the number of parameters of block type bt.
+func (mi *moduleInfo) blockParams(bt []byte) int {
+	if len(bt) == 0 || bt[0] == 0x40 || bt[0]&0x40 != 0 {
+		return 0 // empty, or a value type (all are negative s33)
+	}
+	r := &reader{b: bt}
+	if t, err := r.u32(); err == nil && int(t) < len(mi.typeParams) {
+		return mi.typeParams[t]
+	}
+	return -1
+}
+
 // spendsFuel says whether an instruction may run instrumented code that
 // spends the fuel global, so a function holding fuel in a local must write
 // it back first.
@@ -263,6 +289,86 @@ type emitter struct {
 	mi    *moduleInfo
 	local uint64 // the fuel local's index
 	tmp   uint64 // the grow result's
+	// labels holds, per label open in the original code, how many labels
+	// the rewritten code has open for it (outlinedLabels for a loop with
+	// its check outlined, else 1), to translate branch depths.
+	labels  []int
+	weights []int32 // the weight of each open outlined loop
+}
+
+// outlinedLabels is the number of labels of an outlined loop (see
+// loopOutlined).
+const outlinedLabels = 4
+
+// depth translates the branch depth d of the original code.
+func (e *emitter) depth(d int) int {
+	n := 0
+	for i := len(e.labels) - 1; i >= 0 && d > 0; i, d = i-1, d-1 {
+		n += e.labels[i]
+	}
+	return n + d // past the outermost label: the function's own
+}
+
+// brTable rewrites a br_table's depths.
+func (e *emitter) brTable(raw []byte) error {
+	r := &reader{b: raw, off: 1}
+	n, err := r.count(1)
+	if err != nil {
+		return err
+	}
+	e.op(0x0E, uint64(n))
+	for i := 0; i <= n; i++ {
+		d, err := r.u32()
+		if err != nil {
+			return err
+		}
+		e.out = appendU64(e.out, uint64(e.depth(int(d))))
+	}
+	return nil
+}
+
+// loopOutlined opens a loop (of block type bt, without parameters) whose
+// check branches out of it to a poll placed after it, so the loop body
+// holds no call the compiler must keep registers around:
+//
+//	block bt          ;; exit
+//	  loop            ;; retry
+//	    block         ;; slow
+//	      loop bt     ;; the original loop
+//	        fuel -= w; br_if slow (fuel < 0)
+//	        ...body...
+//	      end
+//	      br exit
+//	    end
+//	    fuel = poll(); br retry
+//	  end
+//	  unreachable
+//	end
+func (e *emitter) loopOutlined(bt []byte, w int32) {
+	e.out = append(e.out, 0x02)
+	e.out = append(e.out, bt...)
+	e.out = append(e.out, 0x03, 0x40, 0x02, 0x40, 0x03)
+	e.out = append(e.out, bt...)
+	e.op(0x20, e.local)
+	e.out = append(e.out, 0x41)
+	e.out = appendS32(e.out, w)
+	e.out = append(e.out, 0x6B) // i32.sub
+	e.op(0x22, e.local)
+	e.out = append(e.out, 0x41, 0x00, 0x48, 0x0D, 0x01) // i32.const 0; i32.lt_s; br_if 1
+	e.labels = append(e.labels, outlinedLabels)
+	e.weights = append(e.weights, w)
+}
+
+// endOutlined closes what loopOutlined opened. The poll's fuel is topped up
+// by the loop's weight w, which the check at the header charges again.
+func (e *emitter) endOutlined(w int32) {
+	e.out = append(e.out, 0x0B, 0x0C, 0x02, 0x0B) // end loop; br exit; end slow
+	e.op(0x10, uint64(e.mi.pollFunc))
+	e.out = append(e.out, 0x41)
+	e.out = appendS32(e.out, w)
+	e.out = append(e.out, 0x6A) // i32.add
+	e.op(0x21, e.local)
+	e.out = append(e.out, 0x0C, 0x00, 0x0B, 0x00, 0x0B) // br retry; end retry; unreachable; end exit
 }
 
 // growCheck calls the grow hook when the memory.grow just emitted failed,
