@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -111,6 +112,8 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 		if r := recover(); r != nil {
 			o.err = fmt.Errorf("host panic during call: %v", r)
 			o.rc = 1
+			p.rt.logger.Error("host panic during call: a bug in mcpwasm or its libraries", "plugin", p.cfg.Name,
+				"export", export, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		}
 		o.stderr = stderr.String()
 		o.memAtMax = mem.hitLimit() || st.growFailed.Load()

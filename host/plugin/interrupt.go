@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 
 	extism "github.com/extism/go-sdk"
@@ -52,9 +53,23 @@ const (
 	pollFuel = 1 << 20
 )
 
+// StackLimit bounds a guest's call stack, in bytes as the rewrite
+// estimates frames (wasmbin.InterruptOptions.StackLimit). wazero keeps the
+// stack on the Go heap and would otherwise let it reach 50 MB (about 120 MB
+// of Go heap with its copies) before reporting an overflow. It allows
+// recursion some 10,000 to 60,000 calls deep (a frame is estimated at 64
+// bytes plus 16 a local), and is charged against the memory budget: an
+// overflow at this limit allocates less than the limit itself.
+const StackLimit = 4 << 20
+
 var interruptOptions = wasmbin.InterruptOptions{
 	Module: interruptNamespace, Name: "poll", GrowFailed: "grow_failed", Fuel: pollFuel,
+	StackLimit: StackLimit, StackExhausted: "stack_exhausted",
 }
+
+// errStackOverflow stops a guest whose stack passed StackLimit; classify
+// reports it as stack_overflow.
+var errStackOverflow = errors.New("stack overflow: the call stack passed its limit")
 
 // callState is what the interruption host functions know of their call.
 type callState struct {
@@ -92,7 +107,10 @@ func interruptFunctions() []extism.HostFunction {
 			}
 		}, nil, nil)
 	grow.SetNamespace(interruptNamespace)
-	return []extism.HostFunction{poll, grow}
+	stack := extism.NewHostFunctionWithStack("stack_exhausted",
+		func(context.Context, *extism.CurrentPlugin, []uint64) { panic(errStackOverflow) }, nil, nil)
+	stack.SetNamespace(interruptNamespace)
+	return []extism.HostFunction{poll, grow, stack}
 }
 
 // stopIfDone unwinds the guest when ctx has ended. wazero returns a

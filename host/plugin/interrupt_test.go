@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -81,5 +82,25 @@ func TestTinyGoOutOfMemory(t *testing.T) {
 	_, cerr := p.Invoke(context.Background(), abi.ExportCallTool, input)
 	if cerr == nil || cerr.Category != abi.ErrOutOfMemory {
 		t.Fatalf("got %+v, want out_of_memory", cerr)
+	}
+}
+
+// A guest that recurses without end is stopped as stack_overflow once its
+// stack passes StackLimit, having cost the Go heap about that much; wazero
+// alone lets its stack reach 50 MB, about 160 MiB of allocations per call.
+func TestStackOverflowIsBounded(t *testing.T) {
+	p, err := load(t, "recurse", plugin.Config{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))
+	runtime.ReadMemStats(&after)
+	if cerr == nil || cerr.Category != abi.ErrStackOverflow {
+		t.Fatalf("got %+v, want stack_overflow", cerr)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 2*plugin.StackLimit {
+		t.Errorf("the overflowing call allocated %d MiB; the stack limit is %d MiB", n>>20, plugin.StackLimit>>20)
 	}
 }

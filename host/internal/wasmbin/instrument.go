@@ -47,6 +47,13 @@ type InterruptOptions struct {
 	// [] -> [], called whenever memory.grow fails: a trap that follows is
 	// then known to come from running out of memory.
 	GrowFailed string
+	// StackLimit, if positive, bounds the guest's call stack: every
+	// function that calls another adds an estimate of its frame's size
+	// (frameSize) to a depth global at entry and takes it off at exit, and
+	// when the depth passes StackLimit it calls StackExhausted, a third
+	// import of type [] -> [] that must not return.
+	StackLimit     int32
+	StackExhausted string
 	// Fuel is the fuel a fresh instance starts with, in units of about one
 	// instruction. The poll's return value is the fuel after each poll.
 	Fuel int32
@@ -79,8 +86,9 @@ type moduleInfo struct {
 	newTypes   [][]byte // result lists of block types appended to the type section
 	pollType   uint32   // the poll's type; the grow hook's is pollType+1
 	pollFunc   uint32   // the poll's function index (= impFuncs)
-	growFunc   uint32   // the grow hook's (= impFuncs+1), if GrowFailed is set
-	added      uint32   // imports added: 1 or 2
+	growFunc   uint32   // the grow hook's, if GrowFailed is set
+	stackFunc  uint32   // the stack hook's, if StackLimit is set
+	added      uint32   // imports added: 1 to 3
 	fuelGlobal uint32
 	opts       InterruptOptions
 	leafCost   []int32 // per defined function: its size if it is left unchecked, else -1
@@ -129,9 +137,14 @@ func instrument(wasm []byte, opts InterruptOptions) ([]byte, error) {
 		}
 	}
 	mi.pollType = uint32(len(mi.types))
-	mi.pollFunc, mi.growFunc, mi.added = mi.impFuncs, mi.impFuncs+1, 1
+	mi.pollFunc, mi.added = mi.impFuncs, 1
 	if opts.GrowFailed != "" {
-		mi.added = 2
+		mi.growFunc = mi.impFuncs + mi.added
+		mi.added++
+	}
+	if opts.StackLimit > 0 {
+		mi.stackFunc = mi.impFuncs + mi.added
+		mi.added++
 	}
 	mi.fuelGlobal = mi.impGlobals + mi.defGlobals
 

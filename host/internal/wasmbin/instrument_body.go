@@ -174,12 +174,25 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 	}
 	e := emitter{out: out, mi: mi, local: fuelLocal, tmp: fuelLocal + added - 1}
 
+	// A function that calls others also counts its frame against the
+	// stack limit, and (like one that keeps fuel in a local) catches its
+	// returns in a block, to undo that at its one exit.
+	frame := int32(0)
+	if mode != modeLeaf && mi.opts.StackLimit > 0 {
+		frame = frameSize(uint64(mi.typeParams[typ]) + fb.nLocals + added)
+	}
+	wrap := mode == modeLocal || frame > 0
 	entry, loops := mi.weights(fb.ins)
 	switch mode {
 	case modeGlobal:
 		e.entryGlobal(entry)
 	case modeLocal:
 		e.entryLocal(entry)
+	}
+	if frame > 0 {
+		e.pushFrame(frame)
+	}
+	if wrap {
 		e.out = append(e.out, 0x02) // the block that catches returns
 		e.out = append(e.out, mi.blockTypeFor(mi.types[typ])...)
 	}
@@ -205,9 +218,14 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 			}
 		case kindEnd:
 			switch {
-			case k == last && mode == modeLocal:
+			case k == last && wrap:
 				e.out = append(e.out, 0x0B) // end of the catch block
-				e.store()
+				if mode == modeLocal {
+					e.store()
+				}
+				if frame > 0 {
+					e.popFrame(frame)
+				}
 			case k < last && e.labels[len(e.labels)-1] == outlinedLabels:
 				e.endOutlined(e.weights[len(e.weights)-1])
 				e.labels = e.labels[:len(e.labels)-1]
@@ -218,7 +236,7 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 			}
 			e.out = append(e.out, raw...)
 		case kindReturn:
-			if mode == modeLocal {
+			if wrap {
 				e.op(0x0C, uint64(e.depth(len(e.labels)))) // br to the catch block
 			} else {
 				e.out = append(e.out, raw...)
@@ -233,6 +251,9 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 			if sync {
 				e.store()
 			}
+			if in.kind == kindReturnCall && frame > 0 {
+				e.popFrame(frame)
+			}
 			e.op(raw[0], uint64(mi.shift(in.idx)))
 			if sync && in.kind == kindCall {
 				e.load()
@@ -245,6 +266,9 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 		case kindCallIndirect, kindReturnCallIndirect:
 			if sync {
 				e.store()
+			}
+			if in.kind == kindReturnCallIndirect && frame > 0 {
+				e.popFrame(frame)
 			}
 			e.out = append(e.out, raw...)
 			if sync && in.kind == kindCallIndirect {
@@ -415,3 +439,34 @@ func (e *emitter) spend(w int32, toGlobal bool) {
 func (e *emitter) entryGlobal(w int32) { e.op(0x23, uint64(e.mi.fuelGlobal)); e.spend(w, true) }
 func (e *emitter) entryLocal(w int32)  { e.op(0x23, uint64(e.mi.fuelGlobal)); e.spend(w, false) }
 func (e *emitter) loopCheck(w int32)   { e.op(0x20, e.local); e.spend(w, false) }
+
+// frameSize estimates the bytes a call of a function with n locals
+// (parameters included) takes on the engine's stack: a slot per local,
+// as many again for the operand stack and spills, and the frame's header.
+func frameSize(n uint64) int32 {
+	return int32(min(16*n+64, maxWeight))
+}
+
+// pushFrame adds a frame to the depth global and calls the stack hook when
+// the depth passes the limit; popFrame takes it off.
+func (e *emitter) pushFrame(size int32) {
+	e.op(0x23, uint64(e.mi.fuelGlobal+1))
+	e.out = append(e.out, 0x41)
+	e.out = appendS32(e.out, size)
+	e.out = append(e.out, 0x6A) // i32.add
+	e.op(0x24, uint64(e.mi.fuelGlobal+1))
+	e.op(0x23, uint64(e.mi.fuelGlobal+1))
+	e.out = append(e.out, 0x41)
+	e.out = appendS32(e.out, e.mi.opts.StackLimit)
+	e.out = append(e.out, 0x4B, 0x04, 0x40) // i32.gt_u; if
+	e.op(0x10, uint64(e.mi.stackFunc))
+	e.out = append(e.out, 0x00, 0x0B) // unreachable; end
+}
+
+func (e *emitter) popFrame(size int32) {
+	e.op(0x23, uint64(e.mi.fuelGlobal+1))
+	e.out = append(e.out, 0x41)
+	e.out = appendS32(e.out, size)
+	e.out = append(e.out, 0x6B) // i32.sub
+	e.op(0x24, uint64(e.mi.fuelGlobal+1))
+}

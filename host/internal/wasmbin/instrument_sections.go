@@ -28,13 +28,16 @@ func (mi *moduleInfo) rewriteSection(s section) ([]byte, error) {
 		}
 		out := appendU64(nil, uint64(n)+uint64(mi.added))
 		out = append(out, r.b[r.off:]...)
-		for i, name := range []string{mi.opts.Name, mi.opts.GrowFailed}[:mi.added] {
+		for i, name := range []string{mi.opts.Name, mi.opts.GrowFailed, mi.opts.StackExhausted} {
+			if i > 0 && (name == "" || (i == 2 && mi.opts.StackLimit <= 0)) {
+				continue
+			}
 			for _, s := range []string{mi.opts.Module, name} {
 				out = appendU64(out, uint64(len(s)))
 				out = append(out, s...)
 			}
 			out = append(out, byte(KindFunc))
-			out = appendU64(out, uint64(mi.pollType)+uint64(i))
+			out = appendU64(out, uint64(mi.pollType)+uint64(min(i, 1)))
 		}
 		return out, nil
 	case 6: // globals: ref.func in initializers, then the fuel
@@ -42,7 +45,11 @@ func (mi *moduleInfo) rewriteSection(s section) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		out := appendU64(nil, uint64(n)+1)
+		added := uint64(1)
+		if mi.opts.StackLimit > 0 {
+			added++
+		}
+		out := appendU64(nil, uint64(n)+added)
 		for i := uint32(0); i < n; i++ {
 			start := r.off
 			if err := r.globalType(); err != nil {
@@ -55,7 +62,11 @@ func (mi *moduleInfo) rewriteSection(s section) ([]byte, error) {
 		}
 		out = append(out, 0x7F, 0x01, 0x41) // mut i32 = i32.const Fuel
 		out = appendS32(out, mi.opts.Fuel)
-		return append(out, 0x0B), nil
+		out = append(out, 0x0B)
+		if added > 1 {
+			out = append(out, 0x7F, 0x01, 0x41, 0x00, 0x0B) // mut i32 = 0: the stack depth
+		}
+		return out, nil
 	case 7:
 		return mi.rewriteExports(r)
 	case 8:

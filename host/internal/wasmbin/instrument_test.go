@@ -31,7 +31,8 @@ func assembleWAT(t testing.TB, name string) []byte {
 	return wasm
 }
 
-var testInterrupts = InterruptOptions{Module: "mcpwasm:sandbox", Name: "poll", GrowFailed: "grow_failed", Fuel: 50}
+var testInterrupts = InterruptOptions{Module: "mcpwasm:sandbox", Name: "poll", GrowFailed: "grow_failed",
+	StackLimit: 1 << 16, StackExhausted: "stack_exhausted", Fuel: 50}
 
 // poller is the host side of the interruption points in these tests: it
 // counts polls, hands out a little fuel, and stops the guest after limit
@@ -61,6 +62,7 @@ func (p *poller) run(t testing.TB, wasm []byte, export string, args ...uint64) (
 			return testInterrupts.Fuel
 		}).Export(testInterrupts.Name).
 		NewFunctionBuilder().WithFunc(func() { p.growFails++ }).Export(testInterrupts.GrowFailed).
+		NewFunctionBuilder().WithFunc(func() { panic(errDeep) }).Export(testInterrupts.StackExhausted).
 		Instantiate(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +72,8 @@ func (p *poller) run(t testing.TB, wasm []byte, export string, args ...uint64) (
 	}
 	return m.ExportedFunction(export).Call(ctx, args...)
 }
+
+var errDeep = errors.New("stack limit")
 
 // Every shape of interrupt.wat computes the same before and after the
 // rewrite, and the rewritten code polls.
@@ -135,6 +139,25 @@ func TestInstrumentStops(t *testing.T) {
 		if !errors.As(err, &exit) || exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
 			t.Errorf("%s: got %v, want the poll's exit error", c.export, err)
 		}
+	}
+}
+
+// The depth count goes up and down with calls: a deep call tree within the
+// limit completes (so returns, branches out of functions and tail positions
+// all give their frame back), and one past it reaches the stack hook.
+func TestInstrumentStackLimit(t *testing.T) {
+	inst, err := Instrument(assembleWAT(t, "interrupt"), testInterrupts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&poller{}).run(t, inst, "deep", 300, 0); err != nil {
+		t.Fatalf("300 frames deep: %v", err)
+	}
+	if _, err := (&poller{}).run(t, inst, "deeploop", 300, 0); err != nil {
+		t.Fatalf("300 frames deep, 100 times: %v", err) // frames were not given back
+	}
+	if _, err := (&poller{}).run(t, inst, "deep", 100000, 0); !errors.Is(err, errDeep) {
+		t.Fatalf("100000 frames deep: got %v, want the stack hook", err)
 	}
 }
 

@@ -74,6 +74,18 @@
   ;; memory.grow: fails for n = 70000 pages, succeeds for 1
   (func (export "grow") (param $n i32) (param i32) (result i32)
     (i32.add (memory.grow (local.get $n)) (i32.const 1000)))
+  ;; recursion n deep, returning through a br to the function's label
+  (func $deep (export "deep") (param $n i32) (param $x i32) (result i32)
+    (block $b (br_if $b (i32.eqz (local.get $n)))
+      (return (i32.add (i32.const 1) (call $deep (i32.sub (local.get $n) (i32.const 1)) (local.get $x)))))
+    (i32.const 0))
+  ;; deep(n) a hundred times: the frames must be given back each time
+  (func (export "deeploop") (param $n i32) (param $x i32) (result i32)
+    (local $i i32) (local $s i32)
+    (loop $l
+      (local.set $s (i32.add (local.get $s) (call $deep (local.get $n) (local.get $x))))
+      (br_if $l (i32.lt_u (local.tee $i (i32.add (local.get $i) (i32.const 1))) (i32.const 100))))
+    (local.get $s))
   ;; spins forever
   (func (export "spin") (param i32 i32) (result i32)
     (loop $l (br $l)) (i32.const 0))
