@@ -64,7 +64,7 @@ const StackLimit = 4 << 20
 
 var interruptOptions = wasmbin.InterruptOptions{
 	Module: interruptNamespace, Name: "poll", GrowFailed: "grow_failed", Fuel: pollFuel,
-	StackLimit: StackLimit, StackExhausted: "stack_exhausted",
+	StackLimit: StackLimit, StackExhausted: "stack_exhausted", ClampSleeps: true,
 }
 
 // errStackOverflow stops a guest whose stack passed StackLimit; classify

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -102,5 +103,30 @@ func TestStackOverflowIsBounded(t *testing.T) {
 	}
 	if n := after.TotalAlloc - before.TotalAlloc; n > 2*plugin.StackLimit {
 		t.Errorf("the overflowing call allocated %d MiB; the stack limit is %d MiB", n>>20, plugin.StackLimit>>20)
+	}
+}
+
+// Plugins loaded concurrently, twice, over one on-disk compile cache all
+// run. (A wazero function listener, once used to clamp sleeps, made the
+// second round fail with "index out of range" in wazero's setupOpaque.)
+func TestConcurrentLoadsWithFileCache(t *testing.T) {
+	dir := t.TempDir()
+	for round := 0; round < 2; round++ {
+		rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for i := 0; i < 6; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p := loadIn(t, rt, []string{"echo", "spin", "sleep"}[i%3], plugin.Config{Timeout: time.Second})
+				if _, cerr := p.Invoke(context.Background(), abi.ExportListTools, nil); cerr != nil {
+					t.Errorf("round %d: %v", round, cerr)
+				}
+			}()
+		}
+		wg.Wait()
 	}
 }

@@ -117,11 +117,11 @@ func (rt *Runtime) MemoryStats() memalloc.Stats {
 	return rt.mem.Stats()
 }
 
-// compileContext is the context plugins compile with: parallel compilation,
-// and the listener that makes endless guest sleeps last until the call's
-// deadline (see sleep.go).
+// compileContext is the context plugins compile with: parallel compilation.
+// (No function listener: wazero v1.12 then fails to instantiate modules
+// compiled concurrently or read from its file cache, "index out of range"
+// in setupOpaque. Endless sleeps are clamped by the rewrite instead.)
 func (rt *Runtime) compileContext(ctx context.Context) context.Context {
-	ctx = experimental.WithFunctionListenerFactory(ctx, sleepClampFactory{})
 	return experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
 }
 

@@ -54,6 +54,8 @@ type InterruptOptions struct {
 	// import of type [] -> [] that must not return.
 	StackLimit     int32
 	StackExhausted string
+	// ClampSleeps makes endless WASI sleeps last (instrument_sleep.go).
+	ClampSleeps bool
 	// Fuel is the fuel a fresh instance starts with, in units of about one
 	// instruction. The poll's return value is the fuel after each poll.
 	Fuel int32
@@ -92,6 +94,12 @@ type moduleInfo struct {
 	fuelGlobal uint32
 	opts       InterruptOptions
 	leafCost   []int32 // per defined function: its size if it is left unchecked, else -1
+	// poll_oneoff, when clamped: the import's index and type, and the index
+	// of the function that clamps its timeouts
+	clampSleeps                bool
+	pollOneoff, pollOneoffType uint32
+	clampFunc                  uint32
+	hasMemory                  bool
 }
 
 // Instrument returns wasm with interruption points (see above). wasm must
@@ -118,7 +126,13 @@ func instrument(wasm []byte, opts InterruptOptions) ([]byte, error) {
 		case 1:
 			err = mi.readTypes(r)
 		case 2:
-			err = mi.readImports(r)
+			if err = mi.readImports(r); err == nil && opts.ClampSleeps {
+				err = mi.findPollOneoff(&reader{b: s.body})
+			}
+		case 5:
+			var n int
+			n, err = r.count(1)
+			mi.hasMemory = n > 0
 		case 3:
 			_, err = r.vec("function", func(int) error {
 				t, err := r.u32()
@@ -155,7 +169,13 @@ func instrument(wasm []byte, opts InterruptOptions) ([]byte, error) {
 	if err := mi.classify(bodies); err != nil {
 		return nil, err
 	}
-	newCode := appendU64(nil, uint64(len(bodies)))
+	mi.clampSleeps = mi.clampSleeps && mi.hasMemory
+	mi.clampFunc = mi.impFuncs + mi.added + uint32(len(bodies))
+	n := uint64(len(bodies))
+	if mi.clampSleeps {
+		n++
+	}
+	newCode := appendU64(nil, n)
 	var buf []instr
 	var body []byte
 	for i, b := range bodies {
@@ -165,6 +185,9 @@ func instrument(wasm []byte, opts InterruptOptions) ([]byte, error) {
 		}
 		newCode = appendU64(newCode, uint64(len(body)))
 		newCode = append(newCode, body...)
+	}
+	if mi.clampSleeps {
+		newCode = append(newCode, clampBody(mi.pollOneoff)...)
 	}
 	return mi.assemble(wasm[:8], secs, newCode)
 }

@@ -254,7 +254,11 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 			if in.kind == kindReturnCall && frame > 0 {
 				e.popFrame(frame)
 			}
-			e.op(raw[0], uint64(mi.shift(in.idx)))
+			if in.kind == kindCall && mi.clampSleeps && in.idx == mi.pollOneoff {
+				e.op(raw[0], uint64(mi.clampFunc))
+			} else {
+				e.op(raw[0], uint64(mi.shift(in.idx)))
+			}
 			if sync && in.kind == kindCall {
 				e.load()
 			}

@@ -67,6 +67,17 @@ func (mi *moduleInfo) rewriteSection(s section) ([]byte, error) {
 			out = append(out, 0x7F, 0x01, 0x41, 0x00, 0x0B) // mut i32 = 0: the stack depth
 		}
 		return out, nil
+	case 3: // functions: the sleep clamp comes last
+		if !mi.clampSleeps {
+			return s.body, nil
+		}
+		n, err := r.u32()
+		if err != nil {
+			return nil, err
+		}
+		out := appendU64(nil, uint64(n)+1)
+		out = append(out, r.b[r.off:]...)
+		return appendU64(out, uint64(mi.pollOneoffType)), nil
 	case 7:
 		return mi.rewriteExports(r)
 	case 8:
