@@ -29,6 +29,9 @@ func maxTableElements(memLimit uint64) uint64 {
 // front instead).
 func (p *Plugin) startBytes() uint64 {
 	n := uint64(kernelMinPages) * pageSize
+	if p.cfg.Interrupts == InterruptPoints {
+		n += StackLimit // the guest's stack, as the rewrite bounds it
+	}
 	for _, m := range p.Module.Memories {
 		n += m.Min * pageSize
 	}

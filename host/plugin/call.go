@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -105,17 +106,30 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 	stderr := &capWriter{max: guestOutputCap}
 	mem := &memWatch{inner: res, limit: p.cfg.MemoryLimit}
 	exit := &exitWatch{}
+	st := &callState{}
 
 	defer func() {
 		if r := recover(); r != nil {
 			o.err = fmt.Errorf("host panic during call: %v", r)
 			o.rc = 1
+			p.rt.logger.Error("host panic during call: a bug in mcpwasm or its libraries", "plugin", p.cfg.Name,
+				"export", export, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		}
 		o.stderr = stderr.String()
-		o.memAtMax = mem.hitLimit()
+		o.memAtMax = mem.hitLimit() || st.growFailed.Load()
 		o.ctxErr = ctx.Err()
 		p.logGuestOutput(ctx, export, stdout, stderr)
 	}()
+
+	// The guest computes only while it holds a CPU slot (see cpusched).
+	turn, err := p.rt.cpu.Acquire(ctx, p.cfg.Name)
+	if err != nil {
+		o.err = err
+		return nil, o
+	}
+	defer turn.Release()
+	st.cpu = turn
+	ctx = withCallState(ctx, st)
 
 	mc := p.moduleConfig(ctx, stdout, stderr)
 	if mounts := mountsFrom(ctx); len(mounts) > 0 {
@@ -159,7 +173,10 @@ func (p *Plugin) moduleConfig(ctx context.Context, stdout, stderr *capWriter) wa
 		WithSysWalltime().
 		WithSysNanotime().
 		WithRandSource(rand.Reader).
-		WithNanosleep(func(ns int64) { sleepCtx(ctx, ns) }).
+		WithNanosleep(func(ns int64) {
+			defer blocking(ctx)()
+			sleepCtx(ctx, ns)
+		}).
 		WithStdout(stdout).
 		WithStderr(stderr)
 }

@@ -102,7 +102,9 @@ func requestFunc(name string, takesInput bool) extism.HostFunction {
 				stack[0] = writeResult(ctx, p, nil, errors.New("no client is connected to this call"))
 				return
 			}
+			done := blocking(ctx)
 			res, err := cb.Request(ctx, name, payload)
+			done()
 			if err == nil && ctx.Err() != nil {
 				err = ctx.Err()
 			}

@@ -40,6 +40,9 @@ type Config struct {
 	// Grants are the folders the operator lets this plugin use (canonical
 	// paths). Without grants the plugin sees no filesystem.
 	Grants []Grant
+	// Interrupts chooses how a running guest is stopped. Leave it zero
+	// (interruption points); the others are for measurement.
+	Interrupts InterruptMode
 }
 
 // Grant is one folder the operator granted to a plugin. Make it with
@@ -163,6 +166,11 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Interrupts == InterruptPoints {
+		if patched, err = wasmbin.Instrument(patched, interruptOptions); err != nil {
+			return nil, err
+		}
+	}
 	needsWASI := false
 	for _, imp := range mod.Imports {
 		switch imp.Module {
@@ -198,9 +206,9 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 		Config: cfg.GuestConfig,
 	}
 	compiled, err := extism.NewCompiledPlugin(rt.compileContext(ctx), manifest, extism.PluginConfig{
-		RuntimeConfig: rt.runtimeConfig(cfg.MemoryLimit),
+		RuntimeConfig: rt.runtimeConfig(cfg.MemoryLimit, cfg.Interrupts),
 		EnableWasi:    needsWASI,
-	}, hostFunctions())
+	}, append(hostFunctions(), interruptFunctions()...))
 	if err != nil {
 		roots.Close()
 		return nil, fmt.Errorf("compile: %w", err)

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/mcpwasm/mcpwasm/host/internal/cpusched"
 	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
@@ -49,6 +50,10 @@ type RuntimeOptions struct {
 	// MaxCalls bounds the guest calls running at once across all plugins
 	// (each holds at least the kernel's 1 MiB). Default 256.
 	MaxCalls int
+	// CPUSlots bounds the guests computing at once (the others wait, and a
+	// guest waiting on a host call does not count). Default: GOMAXPROCS-1,
+	// at least 1, so the protocol keeps a core.
+	CPUSlots int
 }
 
 // Runtime is the process-wide state shared by all plugins.
@@ -58,6 +63,7 @@ type Runtime struct {
 	budget uint64 // MemoryBudget
 	logger *slog.Logger
 	slots  chan struct{} // process-wide call slots
+	cpu    *cpusched.Scheduler
 }
 
 // DefaultCacheDir is where compiled plugins are cached: the user cache
@@ -80,7 +86,11 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 	if opts.MaxCalls <= 0 {
 		opts.MaxCalls = 256
 	}
-	rt := &Runtime{logger: opts.Logger, slots: make(chan struct{}, opts.MaxCalls), budget: opts.MemoryBudget}
+	if opts.CPUSlots <= 0 {
+		opts.CPUSlots = max(1, runtime.GOMAXPROCS(0)-1)
+	}
+	rt := &Runtime{logger: opts.Logger, slots: make(chan struct{}, opts.MaxCalls), budget: opts.MemoryBudget,
+		cpu: cpusched.New(cpusched.Options{Slots: opts.CPUSlots})}
 	rt.mem = memalloc.New(memalloc.Options{Budget: opts.MemoryBudget, MaxPooled: 2 * opts.MaxCalls, Heap: opts.HeapMemory})
 	if rt.logger == nil {
 		rt.logger = slog.New(slog.DiscardHandler)
@@ -107,22 +117,22 @@ func (rt *Runtime) MemoryStats() memalloc.Stats {
 	return rt.mem.Stats()
 }
 
-// compileContext is the context plugins compile with: parallel compilation,
-// and the listener that makes endless guest sleeps last until the call's
-// deadline (see sleep.go).
+// compileContext is the context plugins compile with: parallel compilation.
+// (No function listener: wazero v1.12 then fails to instantiate modules
+// compiled concurrently or read from its file cache, "index out of range"
+// in setupOpaque. Endless sleeps are clamped by the rewrite instead.)
 func (rt *Runtime) compileContext(ctx context.Context) context.Context {
-	ctx = experimental.WithFunctionListenerFactory(ctx, sleepClampFactory{})
 	return experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
 }
 
-func (rt *Runtime) runtimeConfig(memLimit uint64) wazero.RuntimeConfig {
+func (rt *Runtime) runtimeConfig(memLimit uint64, mode InterruptMode) wazero.RuntimeConfig {
 	pages := uint32(memLimit / pageSize)
 	if pages < kernelMinPages {
 		pages = kernelMinPages
 	}
 	return wazero.NewRuntimeConfig().
 		WithCompilationCache(rt.cache).
-		WithCloseOnContextDone(true).
+		WithCloseOnContextDone(mode == InterruptEngine).
 		WithMemoryLimitPages(pages)
 }
 

@@ -202,6 +202,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		{"3-4 cold start and idle memory", e.coldStart},
 		{"4 memory per in-flight call", e.inflightMemory},
 		{"5-6 noisy neighbour and timeouts", e.sandboxLimits},
+		{"7 compute and deadlines", e.compute},
 	} {
 		if err := ctx.Err(); err != nil {
 			return nil, err

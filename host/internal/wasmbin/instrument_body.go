@@ -1,0 +1,476 @@
+package wasmbin
+
+import "fmt"
+
+// How a function is instrumented.
+const (
+	modeLeaf   = iota // no check: bounded by its size, paid for by its callers
+	modeGlobal        // one check at entry, on the fuel global
+	modeLocal         // fuel in a local: checks at entry and at every loop header
+)
+
+// funcBody is a decoded function body.
+type funcBody struct {
+	locals  []byte  // the locals vector entries, as encoded
+	nLocals uint64  // declared locals
+	nDecls  uint64  // locals vector entries
+	ins     []instr // the instructions, ending with the function's end
+	code    []byte  // the body the instruction offsets refer to
+}
+
+func decodeBody(body []byte, buf []instr) (funcBody, error) {
+	r := &reader{b: body}
+	fb := funcBody{code: body}
+	n, err := r.count(2)
+	if err != nil {
+		return fb, err
+	}
+	start := r.off
+	for i := 0; i < n; i++ {
+		c, err := r.u32()
+		if err != nil {
+			return fb, err
+		}
+		if err := r.valType(); err != nil {
+			return fb, err
+		}
+		fb.nLocals += uint64(c)
+	}
+	fb.locals, fb.nDecls = body[start:r.off], uint64(n)
+	fb.ins, err = decodeExpr(r, buf[:0])
+	if err == nil && r.left() != 0 {
+		err = fmt.Errorf("%d bytes after the end of the body", r.left())
+	}
+	return fb, err
+}
+
+// cost is what an instruction charges its enclosing loop or function.
+func (mi *moduleInfo) cost(in instr) int32 {
+	switch in.kind {
+	case kindCall, kindReturnCall:
+		if in.idx < mi.impFuncs {
+			return 1 + importCost
+		}
+		if d := in.idx - mi.impFuncs; d < uint32(len(mi.leafCost)) && mi.leafCost[d] >= 0 {
+			return 1 + mi.leafCost[d]
+		}
+	case kindCallIndirect, kindReturnCallIndirect:
+		return 1 + indirectCost
+	}
+	return 1
+}
+
+// classify finds the functions left unchecked and their cost.
+func (mi *moduleInfo) classify(bodies [][]byte) error {
+	mi.leafCost = make([]int32, len(bodies))
+	var buf []instr
+	for i, b := range bodies {
+		fb, err := decodeBody(b, buf)
+		if err != nil {
+			return fmt.Errorf("function %d: %w", mi.impFuncs+uint32(i), err)
+		}
+		buf = fb.ins
+		var c int32
+		for _, in := range fb.ins {
+			switch {
+			case in.kind == kindLoop || in.kind == kindCallIndirect || in.kind == kindReturnCallIndirect,
+				(in.kind == kindCall || in.kind == kindReturnCall) && in.idx >= mi.impFuncs:
+				c = leafMax + 1
+			case in.kind == kindCall || in.kind == kindReturnCall:
+				c += 1 + importCost
+			default:
+				c++
+			}
+			if c > leafMax {
+				break
+			}
+		}
+		mi.leafCost[i] = c
+		if c > leafMax {
+			mi.leafCost[i] = -1
+		}
+	}
+	return nil
+}
+
+// weights returns the fuel charged at a function's entry (what it runs
+// outside its loops) and at each loop header, by instruction position.
+func (mi *moduleInfo) weights(ins []instr) (entry int32, loops map[int]int32) {
+	loops = map[int]int32{}
+	acc := []int32{0}  // accumulators: the function, then each open loop
+	stack := []int{}   // per open block: index into acc, -1 if not a loop
+	owner := []int{-1} // instruction index of each accumulator's loop
+	for i, in := range ins {
+		acc[len(acc)-1] = satAdd(acc[len(acc)-1], mi.cost(in))
+		switch in.kind {
+		case kindBlock:
+			stack = append(stack, -1)
+		case kindLoop:
+			stack = append(stack, len(acc))
+			acc = append(acc, 0)
+			owner = append(owner, i)
+		case kindEnd:
+			if len(stack) == 0 {
+				continue
+			}
+			if top := stack[len(stack)-1]; top >= 0 {
+				loops[owner[top]] = max(acc[top], 1)
+				acc, owner = acc[:top], owner[:top]
+			}
+			stack = stack[:len(stack)-1]
+		}
+	}
+	return max(acc[0], 1), loops
+}
+
+// maxWeight bounds any one charge, so that fuel plus a charge never
+// overflows an i32.
+const maxWeight = 1 << 24
+
+func satAdd(a, b int32) int32 {
+	return int32(min(int64(a)+int64(b), maxWeight))
+}
+
+// rewriteBody appends the instrumented body of defined function i to out.
+func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]byte, []instr, error) {
+	fb, err := decodeBody(body, buf)
+	if err != nil {
+		return out, buf, err
+	}
+	buf = fb.ins
+	mode := modeLeaf
+	if mi.leafCost[i] < 0 {
+		mode = modeGlobal
+		for _, in := range fb.ins {
+			if in.kind == kindLoop {
+				mode = modeLocal
+				break
+			}
+		}
+	}
+	grows := false
+	for _, in := range fb.ins {
+		grows = grows || in.kind == kindMemGrow
+	}
+	grows = grows && mi.opts.GrowFailed != ""
+	typ := mi.funcTypes[i]
+	fuelLocal := uint64(mi.typeParams[typ]) + fb.nLocals
+	if mode != modeLeaf && fuelLocal >= 50000 {
+		return out, buf, fmt.Errorf("too many locals (%d) to add the fuel local", fuelLocal)
+	}
+
+	// locals: the fuel's (unless a leaf), then the grow result's
+	added := uint64(0)
+	if mode != modeLeaf {
+		added++
+	}
+	if grows {
+		added++
+	}
+	out = appendU64(out, fb.nDecls+min(added, 1))
+	out = append(out, fb.locals...)
+	if added > 0 {
+		out = append(out, byte(added), 0x7F)
+	}
+	e := emitter{out: out, mi: mi, local: fuelLocal, tmp: fuelLocal + added - 1}
+
+	// A function that calls others also counts its frame against the
+	// stack limit, and (like one that keeps fuel in a local) catches its
+	// returns in a block, to undo that at its one exit.
+	frame := int32(0)
+	if mode != modeLeaf && mi.opts.StackLimit > 0 {
+		frame = frameSize(uint64(mi.typeParams[typ]) + fb.nLocals + added)
+	}
+	wrap := mode == modeLocal || frame > 0
+	entry, loops := mi.weights(fb.ins)
+	switch mode {
+	case modeGlobal:
+		e.entryGlobal(entry)
+	case modeLocal:
+		e.entryLocal(entry)
+	}
+	if frame > 0 {
+		e.pushFrame(frame)
+	}
+	if wrap {
+		e.out = append(e.out, 0x02) // the block that catches returns
+		e.out = append(e.out, mi.blockTypeFor(mi.types[typ])...)
+	}
+
+	last := len(fb.ins) - 1
+	for k, in := range fb.ins {
+		raw := fb.code[in.start:in.end]
+		sync := mode == modeLocal && mi.spendsFuel(in)
+		switch in.kind {
+		case kindBlock:
+			e.labels = append(e.labels, 1)
+			e.out = append(e.out, raw...)
+		case kindLoop:
+			if mode != modeLocal {
+				e.labels = append(e.labels, 1)
+				e.out = append(e.out, raw...)
+			} else if bt := raw[1:]; mi.blockParams(bt) == 0 {
+				e.loopOutlined(bt, loops[k])
+			} else {
+				e.labels = append(e.labels, 1)
+				e.out = append(e.out, raw...)
+				e.loopCheck(loops[k])
+			}
+		case kindEnd:
+			switch {
+			case k == last && wrap:
+				e.out = append(e.out, 0x0B) // end of the catch block
+				if mode == modeLocal {
+					e.store()
+				}
+				if frame > 0 {
+					e.popFrame(frame)
+				}
+			case k < last && e.labels[len(e.labels)-1] == outlinedLabels:
+				e.endOutlined(e.weights[len(e.weights)-1])
+				e.labels = e.labels[:len(e.labels)-1]
+				e.weights = e.weights[:len(e.weights)-1]
+				continue
+			case k < last:
+				e.labels = e.labels[:len(e.labels)-1]
+			}
+			e.out = append(e.out, raw...)
+		case kindReturn:
+			if wrap {
+				e.op(0x0C, uint64(e.depth(len(e.labels)))) // br to the catch block
+			} else {
+				e.out = append(e.out, raw...)
+			}
+		case kindBr:
+			e.op(raw[0], uint64(e.depth(int(in.idx))))
+		case kindBrTable:
+			if err := e.brTable(raw); err != nil {
+				return out, buf, err
+			}
+		case kindCall, kindReturnCall, kindRefFunc:
+			if sync {
+				e.store()
+			}
+			if in.kind == kindReturnCall && frame > 0 {
+				e.popFrame(frame)
+			}
+			if in.kind == kindCall && mi.clampSleeps && in.idx == mi.pollOneoff {
+				e.op(raw[0], uint64(mi.clampFunc))
+			} else {
+				e.op(raw[0], uint64(mi.shift(in.idx)))
+			}
+			if sync && in.kind == kindCall {
+				e.load()
+			}
+		case kindMemGrow:
+			e.out = append(e.out, raw...)
+			if grows {
+				e.growCheck()
+			}
+		case kindCallIndirect, kindReturnCallIndirect:
+			if sync {
+				e.store()
+			}
+			if in.kind == kindReturnCallIndirect && frame > 0 {
+				e.popFrame(frame)
+			}
+			e.out = append(e.out, raw...)
+			if sync && in.kind == kindCallIndirect {
+				e.load()
+			}
+		default:
+			e.out = append(e.out, raw...)
+		}
+	}
+	return e.out, buf, nil
+}
+
+// blockParams is the number of parameters of block type bt.
+func (mi *moduleInfo) blockParams(bt []byte) int {
+	if len(bt) == 0 || bt[0] == 0x40 || bt[0]&0x40 != 0 {
+		return 0 // empty, or a value type (all are negative s33)
+	}
+	r := &reader{b: bt}
+	if t, err := r.u32(); err == nil && int(t) < len(mi.typeParams) {
+		return mi.typeParams[t]
+	}
+	return -1
+}
+
+// spendsFuel says whether an instruction may run instrumented code that
+// spends the fuel global, so a function holding fuel in a local must write
+// it back first.
+func (mi *moduleInfo) spendsFuel(in instr) bool {
+	switch in.kind {
+	case kindCallIndirect, kindReturnCallIndirect:
+		return true
+	case kindCall, kindReturnCall:
+		d := in.idx - mi.impFuncs
+		return in.idx >= mi.impFuncs && (d >= uint32(len(mi.leafCost)) || mi.leafCost[d] < 0)
+	}
+	return false
+}
+
+// emitter writes the check sequences of one function.
+type emitter struct {
+	out   []byte
+	mi    *moduleInfo
+	local uint64 // the fuel local's index
+	tmp   uint64 // the grow result's
+	// labels holds, per label open in the original code, how many labels
+	// the rewritten code has open for it (outlinedLabels for a loop with
+	// its check outlined, else 1), to translate branch depths.
+	labels  []int
+	weights []int32 // the weight of each open outlined loop
+}
+
+// outlinedLabels is the number of labels of an outlined loop (see
+// loopOutlined).
+const outlinedLabels = 4
+
+// depth translates the branch depth d of the original code.
+func (e *emitter) depth(d int) int {
+	n := 0
+	for i := len(e.labels) - 1; i >= 0 && d > 0; i, d = i-1, d-1 {
+		n += e.labels[i]
+	}
+	return n + d // past the outermost label: the function's own
+}
+
+// brTable rewrites a br_table's depths.
+func (e *emitter) brTable(raw []byte) error {
+	r := &reader{b: raw, off: 1}
+	n, err := r.count(1)
+	if err != nil {
+		return err
+	}
+	e.op(0x0E, uint64(n))
+	for i := 0; i <= n; i++ {
+		d, err := r.u32()
+		if err != nil {
+			return err
+		}
+		e.out = appendU64(e.out, uint64(e.depth(int(d))))
+	}
+	return nil
+}
+
+// loopOutlined opens a loop (of block type bt, without parameters) whose
+// check branches out of it to a poll placed after it, so the loop body
+// holds no call the compiler must keep registers around:
+//
+//	block bt          ;; exit
+//	  loop            ;; retry
+//	    block         ;; slow
+//	      loop bt     ;; the original loop
+//	        fuel -= w; br_if slow (fuel < 0)
+//	        ...body...
+//	      end
+//	      br exit
+//	    end
+//	    fuel = poll(); br retry
+//	  end
+//	  unreachable
+//	end
+func (e *emitter) loopOutlined(bt []byte, w int32) {
+	e.out = append(e.out, 0x02)
+	e.out = append(e.out, bt...)
+	e.out = append(e.out, 0x03, 0x40, 0x02, 0x40, 0x03)
+	e.out = append(e.out, bt...)
+	e.op(0x20, e.local)
+	e.out = append(e.out, 0x41)
+	e.out = appendS32(e.out, w)
+	e.out = append(e.out, 0x6B) // i32.sub
+	e.op(0x22, e.local)
+	e.out = append(e.out, 0x41, 0x00, 0x48, 0x0D, 0x01) // i32.const 0; i32.lt_s; br_if 1
+	e.labels = append(e.labels, outlinedLabels)
+	e.weights = append(e.weights, w)
+}
+
+// endOutlined closes what loopOutlined opened. The poll's fuel is topped up
+// by the loop's weight w, which the check at the header charges again.
+func (e *emitter) endOutlined(w int32) {
+	e.out = append(e.out, 0x0B, 0x0C, 0x02, 0x0B) // end loop; br exit; end slow
+	e.op(0x10, uint64(e.mi.pollFunc))
+	e.out = append(e.out, 0x41)
+	e.out = appendS32(e.out, w)
+	e.out = append(e.out, 0x6A) // i32.add
+	e.op(0x21, e.local)
+	e.out = append(e.out, 0x0C, 0x00, 0x0B, 0x00, 0x0B) // br retry; end retry; unreachable; end exit
+}
+
+// growCheck calls the grow hook when the memory.grow just emitted failed,
+// leaving its result on the stack.
+func (e *emitter) growCheck() {
+	e.op(0x22, e.tmp)
+	e.out = append(e.out, 0x41, 0x7F, 0x46, 0x04, 0x40) // i32.const -1; i32.eq; if
+	e.op(0x10, uint64(e.mi.growFunc))
+	e.out = append(e.out, 0x0B)
+	e.op(0x20, e.tmp)
+}
+
+func (e *emitter) op(b byte, imm uint64) {
+	e.out = append(e.out, b)
+	e.out = appendU64(e.out, imm)
+}
+
+// store writes the fuel local back to the global; load reads it again.
+func (e *emitter) store() { e.op(0x20, e.local); e.op(0x24, uint64(e.mi.fuelGlobal)) }
+func (e *emitter) load()  { e.op(0x23, uint64(e.mi.fuelGlobal)); e.op(0x21, e.local) }
+
+// spend subtracts w from the value on the stack, keeps the result in the
+// fuel local, and calls the poll when it is negative. The poll's answer
+// goes to the global (global mode) or the local (local mode).
+func (e *emitter) spend(w int32, toGlobal bool) {
+	e.out = append(e.out, 0x41)
+	e.out = appendS32(e.out, w)
+	e.out = append(e.out, 0x6B) // i32.sub
+	e.op(0x22, e.local)         // local.tee
+	if toGlobal {
+		e.op(0x24, uint64(e.mi.fuelGlobal))
+		e.op(0x20, e.local)
+	}
+	e.out = append(e.out, 0x41, 0x00, 0x48, 0x04, 0x40) // i32.const 0; i32.lt_s; if
+	e.op(0x10, uint64(e.mi.pollFunc))
+	if toGlobal {
+		e.op(0x24, uint64(e.mi.fuelGlobal))
+	} else {
+		e.op(0x21, e.local)
+	}
+	e.out = append(e.out, 0x0B)
+}
+
+func (e *emitter) entryGlobal(w int32) { e.op(0x23, uint64(e.mi.fuelGlobal)); e.spend(w, true) }
+func (e *emitter) entryLocal(w int32)  { e.op(0x23, uint64(e.mi.fuelGlobal)); e.spend(w, false) }
+func (e *emitter) loopCheck(w int32)   { e.op(0x20, e.local); e.spend(w, false) }
+
+// frameSize estimates the bytes a call of a function with n locals
+// (parameters included) takes on the engine's stack: a slot per local,
+// as many again for the operand stack and spills, and the frame's header.
+func frameSize(n uint64) int32 {
+	return int32(min(16*n+64, maxWeight))
+}
+
+// pushFrame adds a frame to the depth global and calls the stack hook when
+// the depth passes the limit; popFrame takes it off.
+func (e *emitter) pushFrame(size int32) {
+	e.op(0x23, uint64(e.mi.fuelGlobal+1))
+	e.out = append(e.out, 0x41)
+	e.out = appendS32(e.out, size)
+	e.out = append(e.out, 0x6A) // i32.add
+	e.op(0x24, uint64(e.mi.fuelGlobal+1))
+	e.op(0x23, uint64(e.mi.fuelGlobal+1))
+	e.out = append(e.out, 0x41)
+	e.out = appendS32(e.out, e.mi.opts.StackLimit)
+	e.out = append(e.out, 0x4B, 0x04, 0x40) // i32.gt_u; if
+	e.op(0x10, uint64(e.mi.stackFunc))
+	e.out = append(e.out, 0x00, 0x0B) // unreachable; end
+}
+
+func (e *emitter) popFrame(size int32) {
+	e.op(0x23, uint64(e.mi.fuelGlobal+1))
+	e.out = append(e.out, 0x41)
+	e.out = appendS32(e.out, size)
+	e.out = append(e.out, 0x6B) // i32.sub
+	e.op(0x24, uint64(e.mi.fuelGlobal+1))
+}

@@ -1,0 +1,132 @@
+package plugin_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
+)
+
+// cpuTime is the process's user and system CPU time.
+func cpuTime(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// A call tree without a single loop instruction (2^34 calls) is stopped at
+// its deadline and reported as a timeout, and it stops using the CPU.
+// wazero's own check sits only at loop headers: before the interruption
+// points this call ran for hours.
+func TestLoopFreeCallTreeTimesOut(t *testing.T) {
+	p, err := load(t, "calltree", plugin.Config{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *plugin.Error, 1)
+	go func() {
+		_, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))
+		done <- cerr
+	}()
+	select {
+	case cerr := <-done:
+		if cerr == nil || cerr.Category != abi.ErrTimeout {
+			t.Fatalf("got %+v, want a timeout", cerr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the loop-free call tree ignored its 1s time limit for 30s")
+	}
+	// Nothing of the guest runs on: over the next half second the process
+	// uses a small fraction of one core.
+	before := cpuTime(t)
+	time.Sleep(500 * time.Millisecond)
+	if used := cpuTime(t) - before; used > 250*time.Millisecond {
+		t.Errorf("the process used %v of CPU in the 500ms after the call ended", used)
+	}
+}
+
+// TinyGo's runtime answers a refused memory.grow with a trap; the call is
+// out_of_memory, not a crash. textkit's case conversion of 1.6 MB needs more
+// than 64 MiB (TinyGo's collector leaks).
+func TestTinyGoOutOfMemory(t *testing.T) {
+	path := filepath.Join(fixture.Dir(), "..", "..", "plugins", "textkit", "textkit.wasm")
+	wasm, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (scripts/build-plugins.sh builds it)", err)
+	}
+	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	p, err := rt.Load(context.Background(), plugin.Config{Name: "textkit", Source: path, Wasm: wasm,
+		MemoryLimit: 64 << 20, Timeout: 60 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	text := strings.Repeat("Lorem ipsum dolorSitAmet, consectetur_adipiscing elit.\n", 1_600_000/56)
+	input, _ := json.Marshal(map[string]any{"request": map[string]any{
+		"name": "case", "arguments": map[string]string{"text": text, "to": "snake"}}, "context": map[string]any{}})
+	_, cerr := p.Invoke(context.Background(), abi.ExportCallTool, input)
+	if cerr == nil || cerr.Category != abi.ErrOutOfMemory {
+		t.Fatalf("got %+v, want out_of_memory", cerr)
+	}
+}
+
+// A guest that recurses without end is stopped as stack_overflow once its
+// stack passes StackLimit, having cost the Go heap about that much; wazero
+// alone lets its stack reach 50 MB, about 160 MiB of allocations per call.
+func TestStackOverflowIsBounded(t *testing.T) {
+	p, err := load(t, "recurse", plugin.Config{Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))
+	runtime.ReadMemStats(&after)
+	if cerr == nil || cerr.Category != abi.ErrStackOverflow {
+		t.Fatalf("got %+v, want stack_overflow", cerr)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 2*plugin.StackLimit {
+		t.Errorf("the overflowing call allocated %d MiB; the stack limit is %d MiB", n>>20, plugin.StackLimit>>20)
+	}
+}
+
+// Plugins loaded concurrently, twice, over one on-disk compile cache all
+// run. (A wazero function listener, once used to clamp sleeps, made the
+// second round fail with "index out of range" in wazero's setupOpaque.)
+func TestConcurrentLoadsWithFileCache(t *testing.T) {
+	dir := t.TempDir()
+	for round := 0; round < 2; round++ {
+		rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for i := 0; i < 6; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				p := loadIn(t, rt, []string{"echo", "spin", "sleep"}[i%3], plugin.Config{Timeout: time.Second})
+				if _, cerr := p.Invoke(context.Background(), abi.ExportListTools, nil); cerr != nil {
+					t.Errorf("round %d: %v", round, cerr)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+}
