@@ -132,7 +132,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		err = serveHTTP(runCtx, srv, *httpAddr, *stateless, logger)
 	} else {
 		logger.Info("serving MCP over stdio", "plugins", len(specs))
-		err = srv.ServeStdio(runCtx)
+		err = srv.ServeStdio(runCtx, server.StdioOptions{Out: privateStdout(logger), DrainTimeout: drainFor + time.Second})
 	}
 	reg.Close(context.Background())
 	rt.Close(context.Background())
