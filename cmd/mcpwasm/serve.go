@@ -88,6 +88,10 @@ func cmdServe(args []string, stderr io.Writer) int {
 		return 2
 	}
 
+	var stdioOut *os.File
+	if *httpAddr == "" {
+		stdioOut = privateStdout(logger) // before anything loads: nothing else may write to the stream
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rt, err := newRuntime(&lf, logger)
@@ -132,7 +136,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		err = serveHTTP(runCtx, srv, *httpAddr, *stateless, logger)
 	} else {
 		logger.Info("serving MCP over stdio", "plugins", len(specs))
-		err = srv.ServeStdio(runCtx, server.StdioOptions{Out: privateStdout(logger), DrainTimeout: drainFor + time.Second})
+		err = srv.ServeStdio(runCtx, server.StdioOptions{Out: stdioOut, DrainTimeout: drainFor + time.Second})
 	}
 	reg.Close(context.Background())
 	rt.Close(context.Background())

@@ -257,7 +257,7 @@ func (c *stdioConn) readLoop() {
 			c.reject(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("stdin line %d is longer than the limit of %d bytes; it was skipped", n, c.opts.MaxLineBytes))
 			continue
 		}
-		if len(bytes.TrimSpace(line)) == 0 {
+		if len(bytes.Trim(line, " \t\r")) == 0 { // blank: JSON whitespace only
 			continue
 		}
 		if !c.handleLine(line, n) {
