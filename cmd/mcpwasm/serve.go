@@ -97,6 +97,10 @@ func cmdServe(args []string, stderr io.Writer) int {
 		return 2
 	}
 
+	var stdioOut *os.File
+	if *httpAddr == "" {
+		stdioOut = privateStdout(logger) // before anything loads: nothing else may write to the stream
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rt, err := newRuntime(&lf, logger)
@@ -146,7 +150,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		err = serveHTTP(runCtx, srv, *httpAddr, httpOptions(cfg, *stateless, hosts, *maxSess, *sessIdle))
 	} else {
 		logger.Info("serving MCP over stdio", "plugins", len(specs))
-		err = srv.ServeStdio(runCtx)
+		err = srv.ServeStdio(runCtx, server.StdioOptions{Out: stdioOut, DrainTimeout: drainFor + time.Second})
 	}
 	// Closing the runtime under a compile crashes wazero: stop the loads
 	// and let those compiling finish first. Should one take too long, the

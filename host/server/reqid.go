@@ -61,7 +61,9 @@ func requestID(extra *mcp.RequestExtra) any {
 	return id
 }
 
-// idTransport records request ids for stream transports (stdio).
+// idTransport records request ids for the transports given to Connect
+// (in-memory, pipes). ServeStdio's own transport records them itself, as
+// the client sent them (see stdio_admit.go).
 type idTransport struct{ mcp.Transport }
 
 func (t idTransport) Connect(ctx context.Context) (mcp.Connection, error) {

@@ -7,10 +7,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ServeStdio serves one client on stdin and stdout until stdin closes or ctx
-// ends. Nothing else may write to stdout while it runs.
-func (s *Server) ServeStdio(ctx context.Context) error {
-	err := s.mcp.Run(ctx, codeTransport{idTransport{&mcp.StdioTransport{}}})
+// ServeStdio serves one client on o.In and o.Out (stdin and stdout by
+// default) until the input ends or ctx ends. Nothing else may write to Out
+// while it runs. A malformed line is answered with a JSON-RPC error and the
+// server reads on; when the input ends, the requests in flight are answered
+// first (see StdioOptions.DrainTimeout).
+func (s *Server) ServeStdio(ctx context.Context, o StdioOptions) error {
+	err := s.mcp.Run(ctx, codeTransport{&stdioTransport{opts: o, logger: s.logger}})
 	if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}

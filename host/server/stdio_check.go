@@ -1,0 +1,191 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// What go-sdk v1.8.0's stream connection does with a line, and why every
+// line is checked here first: it ends the session, with no reply, on
+// anything that is not one JSON value followed by a newline, on a message
+// without "jsonrpc": "2.0", on an id that is neither a string nor a number,
+// on `[]`, and on a line over its length cap. It decodes ids into float64, so
+// 1.5 comes back as 1 and a 30-digit id as -9223372036854775808, and it
+// answers nothing to a request reusing the id of one in flight. The checks
+// below answer such lines themselves (JSON-RPC 2.0: -32700 for what is not
+// JSON, -32600 for what is not a valid request) and give go-sdk only what it
+// reads faithfully.
+
+// internalIDPrefix starts the ids that stand in for client ids go-sdk would
+// not give back as sent (1.5, 1e3, 12345678901234567890, "\u0041"); the
+// reply carries the client's id again, byte for byte. A client's own string
+// id with this prefix is replaced as well, so the two never collide.
+const internalIDPrefix = "mcpwasm-stdio-id:"
+
+// maxExactID is the largest integer id go-sdk keeps exact: it decodes ids
+// into float64 and converts to int64.
+const maxExactID = 1 << 53
+
+// idClass says what to do with a message's id.
+type idClass int
+
+const (
+	idAbsent  idClass = iota // no id: a notification
+	idNull                   // "id": null, which MCP forbids
+	idKept                   // go-sdk gives it back as sent
+	idMapped                 // a string or number go-sdk would change
+	idInvalid                // a bool, object or array
+)
+
+var canonicalInt = regexp.MustCompile(`^-?(0|[1-9][0-9]*)$`)
+
+// classifyID says how go-sdk would treat raw, and for kept ids returns the
+// id go-sdk will see.
+func classifyID(raw json.RawMessage) (idClass, jsonrpc.ID) {
+	switch {
+	case len(raw) == 0:
+		return idAbsent, jsonrpc.ID{}
+	case string(raw) == "null":
+		return idNull, jsonrpc.ID{}
+	case raw[0] == '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil || strings.HasPrefix(s, internalIDPrefix) {
+			return idMapped, jsonrpc.ID{}
+		}
+		if enc, err := marshalNoEscape(s); err != nil || !bytes.Equal(enc, raw) {
+			return idMapped, jsonrpc.ID{} // escapes or bytes go-sdk would rewrite
+		}
+		return idKept, mustID(s)
+	case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+		if canonicalInt.Match(raw) && string(raw) != "-0" {
+			if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil && n <= maxExactID && n >= -maxExactID {
+				return idKept, mustID(float64(n))
+			}
+		}
+		return idMapped, jsonrpc.ID{}
+	}
+	return idInvalid, jsonrpc.ID{}
+}
+
+// member is one name/value pair of a JSON object, the value as sent.
+type member struct {
+	key string
+	raw json.RawMessage
+}
+
+// parseObject splits a JSON object (already known to be valid JSON) into
+// its members, in order. A repeated name is refused: which one go-sdk
+// would read is its parser's business.
+func parseObject(data []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var out []member
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		key, _ := t.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, err
+		}
+		for _, m := range out {
+			if m.key == key {
+				return nil, fmt.Errorf("the member %q appears twice", key)
+			}
+		}
+		out = append(out, member{key, raw})
+	}
+	return out, nil
+}
+
+func lookup(ms []member, key string) (json.RawMessage, bool) {
+	for _, m := range ms {
+		if m.key == key {
+			return m.raw, true
+		}
+	}
+	return nil, false
+}
+
+// rebuild writes the object ms back with the value of key replaced.
+func rebuild(ms []member, key string, value []byte) []byte {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range ms {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := marshalNoEscape(m.key)
+		b.Write(k)
+		b.WriteByte(':')
+		if m.key == key {
+			b.Write(value)
+		} else {
+			b.Write(m.raw)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+// marshalNoEscape encodes v as go-sdk does: without HTML escaping.
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+// errorReply is a JSON-RPC error response; a nil id is written as null.
+func errorReply(id json.RawMessage, code int, msg string) []byte {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	type wireError struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+	b, err := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   wireError       `json:"error"`
+	}{"2.0", id, wireError{code, msg}})
+	if err != nil { // id is always valid JSON here; keep the reply valid anyway
+		b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": wireError{code, msg}})
+	}
+	return b
+}
+
+// parseErrorText explains why a line is not JSON.
+func parseErrorText(line []byte) string {
+	if bytes.HasPrefix(line, []byte("\xef\xbb\xbf")) {
+		return "the line starts with a UTF-8 byte order mark"
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(&v); err != nil {
+		return err.Error()
+	}
+	return "more than one JSON value on the line (messages are one per line)"
+}
+
+// mustID makes a jsonrpc.ID of a string or a float64 holding an integer of
+// at most 2^53, as go-sdk does when it decodes an id.
+func mustID(v any) jsonrpc.ID {
+	id, _ := jsonrpc.MakeID(v)
+	return id
+}
