@@ -4,7 +4,9 @@
 // the table section so that every table has a maximum, because wazero
 // bounds table.grow only by a table's declared maximum, not by the memory
 // limit. It also merges data segments where that provably changes nothing
-// but the cost of instantiation (see datasegs.go).
+// but the cost of instantiation (see datasegs.go). Instrument
+// (instrument.go) then rewrites the code itself with interruption points
+// and a stack bound, so a guest can be stopped at its deadline.
 //
 // Input is untrusted: every count and length is checked against the bytes
 // actually present, nothing is allocated in proportion to a claimed size,
