@@ -232,8 +232,8 @@ func TestBuiltinServe(t *testing.T) {
 // answered, then the server exits cleanly.
 func TestSIGTERMDrains(t *testing.T) {
 	cmd := exec.Command(binary, "serve", "--cache-dir", t.TempDir(), fixture.Path(t, "nap"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &syncBuffer{} // written by exec's copying goroutine
+	cmd.Stderr = stderr
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -249,7 +249,7 @@ func TestSIGTERMDrains(t *testing.T) {
 		t.Fatalf("the in-flight call was not answered: %v %+v\n%s", err, res, stderr.String())
 	}
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { done <- cs.Wait() }() // the session ends when the server exits (go-sdk reaps it)
 	select {
 	case <-done:
 	case <-time.After(20 * time.Second):
