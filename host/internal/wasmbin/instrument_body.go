@@ -60,11 +60,18 @@ func (mi *moduleInfo) cost(in instr) int32 {
 	return 1
 }
 
-// classify finds the functions left unchecked and their cost.
+// classify finds the functions left unchecked and their cost: those with
+// no loop and no indirect call, whose direct callees are all unchecked too
+// (so no recursion), and whose cost with their callees' is at most
+// leafMax. It iterates to a fixed point, from the callees up.
 func (mi *moduleInfo) classify(bodies [][]byte) error {
-	mi.leafCost = make([]int32, len(bodies))
+	n := len(bodies)
+	mi.leafCost = make([]int32, n)
+	self := make([]int32, n)       // own cost, calls to defined functions counted as 1
+	callees := make([][]uint32, n) // defined functions called directly
 	var buf []instr
 	for i, b := range bodies {
+		mi.leafCost[i] = -1
 		fb, err := decodeBody(b, buf)
 		if err != nil {
 			return fmt.Errorf("function %d: %w", mi.impFuncs+uint32(i), err)
@@ -73,9 +80,15 @@ func (mi *moduleInfo) classify(bodies [][]byte) error {
 		var c int32
 		for _, in := range fb.ins {
 			switch {
-			case in.kind == kindLoop || in.kind == kindCallIndirect || in.kind == kindReturnCallIndirect,
-				(in.kind == kindCall || in.kind == kindReturnCall) && in.idx >= mi.impFuncs:
+			case in.kind == kindLoop || in.kind == kindCallIndirect || in.kind == kindReturnCallIndirect:
 				c = leafMax + 1
+			case (in.kind == kindCall || in.kind == kindReturnCall) && in.idx >= mi.impFuncs:
+				if d := in.idx - mi.impFuncs; d < uint32(n) && len(callees[i]) < leafMax {
+					callees[i] = append(callees[i], d)
+					c++
+				} else {
+					c = leafMax + 1
+				}
 			case in.kind == kindCall || in.kind == kindReturnCall:
 				c += 1 + importCost
 			default:
@@ -85,9 +98,25 @@ func (mi *moduleInfo) classify(bodies [][]byte) error {
 				break
 			}
 		}
-		mi.leafCost[i] = c
-		if c > leafMax {
-			mi.leafCost[i] = -1
+		self[i] = c
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := range bodies {
+			if mi.leafCost[i] >= 0 || self[i] > leafMax {
+				continue
+			}
+			c := self[i]
+			for _, d := range callees[i] {
+				if mi.leafCost[d] < 0 {
+					c = leafMax + 1
+					break
+				}
+				c += mi.leafCost[d]
+			}
+			if c <= leafMax {
+				mi.leafCost[i], changed = c, true
+			}
 		}
 	}
 	return nil
