@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
@@ -165,15 +164,7 @@ func TestInstrumentStackLimit(t *testing.T) {
 // TinyGo, Go, AssemblyScript, C and WAT) is accepted by the rewriter after
 // Preflight, and wazero validates the result.
 func TestInstrumentRealModules(t *testing.T) {
-	var files []string
-	root := filepath.Join(fixture.Dir(), "..", "..")
-	for _, pattern := range []string{"testdata/wasm/*.wasm", "plugins/*/*.wasm", "plugins/builtin/wasm/*.wasm"} {
-		m, _ := filepath.Glob(filepath.Join(root, pattern))
-		files = append(files, m...)
-	}
-	if len(files) == 0 {
-		t.Skip("no built plugins or fixtures")
-	}
+	files := builtModules(t)
 	ctx := context.Background()
 	rt := wazero.NewRuntime(ctx)
 	defer rt.Close(ctx)

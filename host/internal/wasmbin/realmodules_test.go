@@ -28,10 +28,10 @@ func declaredLocals(t *testing.T, wasm []byte) uint64 {
 	return 0
 }
 
-// Real toolchain output (the repository's built-in plugins and built test
-// fixtures: Rust, AssemblyScript, Go) that wazero compiles must pass
-// Inspect and Preflight, and the patched module must compile too.
-func TestRealModules(t *testing.T) {
+// builtModules lists the modules the repository builds: the built-in
+// plugins, the example plugins and the test fixtures (testdata/build.sh and
+// scripts/build-plugins.sh build them).
+func builtModules(t *testing.T) []string {
 	var files []string
 	root := filepath.Join(fixture.Dir(), "..", "..")
 	for _, pattern := range []string{"testdata/wasm/*.wasm", "plugins/*/*.wasm", "plugins/builtin/wasm/*.wasm"} {
@@ -41,6 +41,14 @@ func TestRealModules(t *testing.T) {
 	if len(files) == 0 {
 		t.Skip("no built plugins or fixtures")
 	}
+	return files
+}
+
+// Real toolchain output (the repository's built-in plugins and built test
+// fixtures: Rust, AssemblyScript, Go) that wazero compiles must pass
+// Inspect and Preflight, and the patched module must compile too.
+func TestRealModules(t *testing.T) {
+	files := builtModules(t)
 	for _, f := range files {
 		wasm, err := os.ReadFile(f)
 		if err != nil {
