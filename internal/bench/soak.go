@@ -45,9 +45,9 @@ type soakTool struct {
 var soakHostile = []soakTool{
 	{"trap", "", "trap"},
 	{"spin", `timeout = "200ms"`, "timeout"},
-	{"grow_bomb", `memory = "32MiB"`, "out_of_memory"},
-	{"kernel_bomb", `memory = "32MiB"`, "guest_error"},
-	{"recurse", `timeout = "2s"`, "stack_overflow"},
+	{"grow_bomb", "", "out_of_memory"},
+	{"kernel_bomb", "", "guest_error"},
+	{"recurse", "", "stack_overflow"},
 	{"calltree", `timeout = "200ms"`, "timeout"},
 	{"bad_json", "", "bad_output"},
 	{"bad_shape", "", "bad_output"},
