@@ -27,6 +27,8 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.ColdPlugins, "cold-plugins", "", "folder of ~10 plugins incl. a ~3 MB standard-Go one, for cold start and idle RSS (skipped if not given)")
 	fs.StringVar(&o.Fixtures, "fixtures", "", "folder with echo, spin, nap and recurse .wasm (default testdata/wasm)")
 	fs.BoolVar(&o.NoNode, "no-node", false, "do not install or measure the Node reference server")
+	soak := fs.Int("soak", 0, "instead of the figures, a soak of N tools/call requests per transport (stdio, HTTP), 5% to hostile fixtures; 100000 is the issue's size")
+	soakClients := fs.Int("soak-clients", 8, "--soak: concurrent clients (stdio goroutines, HTTP sessions)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mcpwasm bench [flags]   (run from the mcpwasm checkout, after testdata/build.sh)")
 		fs.PrintDefaults()
@@ -50,6 +52,17 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	o.Stdout, o.Stderr = stdout, stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *soak > 0 {
+		rep, err := bench.Soak(ctx, bench.SoakOptions{Calls: *soak, Clients: *soakClients, Fixtures: o.Fixtures, Stdout: stdout, Stderr: stderr})
+		if err != nil {
+			fmt.Fprintln(stderr, "mcpwasm bench --soak:", err)
+			return 1
+		}
+		if len(rep.Failures()) > 0 {
+			return 1
+		}
+		return 0
+	}
 	if _, err := bench.Run(ctx, o); err != nil {
 		fmt.Fprintln(stderr, "mcpwasm bench:", err)
 		return 1

@@ -56,6 +56,10 @@ func cmdServe(args []string, stderr io.Writer) int {
 		return 2
 	}
 	logger := newLogger(stderr, *logLevel)
+	if err := startDebug(logger); err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 2
+	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(*gcPercent)
 	}
