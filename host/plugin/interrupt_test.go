@@ -130,3 +130,39 @@ func TestConcurrentLoadsWithFileCache(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// A loop of large memory.fill calls is stopped at its deadline: the rewrite
+// charges a bulk operation its length. (Charged one unit, 50 MiB a fill, it
+// ran for minutes between two polls and froze the server's GC.)
+func TestBulkMemoryLoopTimesOut(t *testing.T) {
+	p, err := load(t, "fillbomb", plugin.Config{Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan *plugin.Error, 1)
+	go func() {
+		_, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))
+		done <- cerr
+	}()
+	select {
+	case cerr := <-done:
+		if cerr == nil || cerr.Category != abi.ErrTimeout {
+			t.Fatalf("got %+v, want a timeout", cerr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the memory.fill loop ignored its 1s time limit for 30s")
+	}
+}
+
+// An endless sleep reached through a table (call_indirect to poll_oneoff)
+// lasts until the deadline, like a direct one.
+func TestEndlessSleepThroughTable(t *testing.T) {
+	p, err := load(t, "indsleep", plugin.Config{Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))
+	if cerr == nil || cerr.Category != abi.ErrTimeout {
+		t.Fatalf("got %s / %+v, want a timeout", out, cerr)
+	}
+}

@@ -28,6 +28,7 @@ const (
 	kindMemGrow // memory.grow
 	kindBr      // br, br_if labelidx
 	kindBrTable // br_table
+	kindBulk    // memory.init/copy/fill, table.init/copy/fill: the length is on top
 )
 
 // instr is one decoded instruction: its kind, its bytes in the body, and
@@ -149,6 +150,15 @@ func decodeInstr(r *reader) (in instr, err error) {
 		}
 	case op == 0xFC:
 		err = r.miscOp(in.start)
+		if err == nil {
+			sub, _ := (&reader{b: r.b, off: in.start + 1}).u32()
+			switch sub {
+			case 8, 10, 11:
+				in.kind, in.idx = kindBulk, bulkMemoryShift
+			case 12, 14, 17:
+				in.kind, in.idx = kindBulk, bulkTableShift
+			}
+		}
 	case op == 0xFD:
 		err = r.simdOp(in.start)
 	case op == 0xFE:

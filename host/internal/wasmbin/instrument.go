@@ -63,6 +63,7 @@ type InterruptOptions struct {
 
 const (
 	leafMax      = 256  // largest function left unchecked, in instructions
+	leafLocals   = 64   // most locals (parameters included) of a function left unchecked
 	indirectCost = 32   // units charged for a call_indirect, on top of 1
 	importCost   = 1024 // units charged for a call to an import (a host function)
 )
@@ -114,6 +115,9 @@ func Instrument(wasm []byte, opts InterruptOptions) ([]byte, error) {
 }
 
 func instrument(wasm []byte, opts InterruptOptions) ([]byte, error) {
+	if opts.Name == "" || (opts.StackLimit > 0 && opts.StackExhausted == "") {
+		return nil, errors.New("the options name no poll, or a stack limit without its hook")
+	}
 	secs, err := splitSections(wasm)
 	if err != nil {
 		return nil, err
@@ -169,7 +173,7 @@ func instrument(wasm []byte, opts InterruptOptions) ([]byte, error) {
 	if err := mi.classify(bodies); err != nil {
 		return nil, err
 	}
-	mi.clampSleeps = mi.clampSleeps && mi.hasMemory
+	mi.clampSleeps = mi.clampSleeps && mi.hasMemory && len(bodies) > 0
 	mi.clampFunc = mi.impFuncs + mi.added + uint32(len(bodies))
 	n := uint64(len(bodies))
 	if mi.clampSleeps {
@@ -310,6 +314,16 @@ func (mi *moduleInfo) shift(idx uint32) uint32 {
 		return idx + mi.added
 	}
 	return idx
+}
+
+// target maps a function index used as a call target or a reference:
+// like shift, except that an imported poll_oneoff being clamped becomes the
+// clamping function, so calls through tables are clamped too.
+func (mi *moduleInfo) target(idx uint32) uint32 {
+	if mi.clampSleeps && idx == mi.pollOneoff {
+		return mi.clampFunc
+	}
+	return mi.shift(idx)
 }
 
 // blockTypeFor returns the block type encoding a function's results, with

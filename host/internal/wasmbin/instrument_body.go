@@ -44,6 +44,13 @@ func decodeBody(body []byte, buf []instr) (funcBody, error) {
 	return fb, err
 }
 
+// A bulk operation charges its length, shifted right: 16 bytes of memory or
+// 2 table elements a unit.
+const (
+	bulkMemoryShift = 4
+	bulkTableShift  = 1
+)
+
 // cost is what an instruction charges its enclosing loop or function.
 func (mi *moduleInfo) cost(in instr) int32 {
 	switch in.kind {
@@ -80,7 +87,7 @@ func (mi *moduleInfo) classify(bodies [][]byte) error {
 		var c int32
 		for _, in := range fb.ins {
 			switch {
-			case in.kind == kindLoop || in.kind == kindCallIndirect || in.kind == kindReturnCallIndirect:
+			case in.kind == kindLoop || in.kind == kindCallIndirect || in.kind == kindReturnCallIndirect || in.kind == kindBulk:
 				c = leafMax + 1
 			case (in.kind == kindCall || in.kind == kindReturnCall) && in.idx >= mi.impFuncs:
 				if d := in.idx - mi.impFuncs; d < uint32(n) && len(callees[i]) < leafMax {
@@ -97,6 +104,9 @@ func (mi *moduleInfo) classify(bodies [][]byte) error {
 			if c > leafMax {
 				break
 			}
+		}
+		if fb.nLocals+uint64(mi.typeParams[mi.funcTypes[i]]) > leafLocals {
+			c = leafMax + 1 // its frame would be large: count it against the stack
 		}
 		self[i] = c
 	}
@@ -182,6 +192,11 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 		grows = grows || in.kind == kindMemGrow
 	}
 	grows = grows && mi.opts.GrowFailed != ""
+	bulk := false
+	for _, in := range fb.ins {
+		bulk = bulk || in.kind == kindBulk
+	}
+	needTmp := grows || bulk
 	typ := mi.funcTypes[i]
 	fuelLocal := uint64(mi.typeParams[typ]) + fb.nLocals
 	if mode != modeLeaf && fuelLocal >= 50000 {
@@ -193,7 +208,7 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 	if mode != modeLeaf {
 		added++
 	}
-	if grows {
+	if needTmp {
 		added++
 	}
 	out = appendU64(out, fb.nDecls+min(added, 1))
@@ -277,27 +292,26 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 				return out, buf, err
 			}
 		case kindCall, kindReturnCall, kindRefFunc:
-			if sync {
+			if sync || (in.kind == kindReturnCall && mode == modeLocal) {
 				e.store()
 			}
 			if in.kind == kindReturnCall && frame > 0 {
 				e.popFrame(frame)
 			}
-			if in.kind == kindCall && mi.clampSleeps && in.idx == mi.pollOneoff {
-				e.op(raw[0], uint64(mi.clampFunc))
-			} else {
-				e.op(raw[0], uint64(mi.shift(in.idx)))
-			}
+			e.op(raw[0], uint64(mi.target(in.idx)))
 			if sync && in.kind == kindCall {
 				e.load()
 			}
+		case kindBulk:
+			e.chargeLength(mode, int32(in.idx))
+			e.out = append(e.out, raw...)
 		case kindMemGrow:
 			e.out = append(e.out, raw...)
 			if grows {
 				e.growCheck()
 			}
 		case kindCallIndirect, kindReturnCallIndirect:
-			if sync {
+			if sync || (in.kind == kindReturnCallIndirect && mode == modeLocal) {
 				e.store()
 			}
 			if in.kind == kindReturnCallIndirect && frame > 0 {
@@ -502,4 +516,21 @@ func (e *emitter) popFrame(size int32) {
 	e.out = appendS32(e.out, size)
 	e.out = append(e.out, 0x6B) // i32.sub
 	e.op(0x24, uint64(e.mi.fuelGlobal+1))
+}
+
+// chargeLength spends the length on top of the stack (kept there), shifted
+// right by shift, before a bulk operation, and polls when the fuel runs
+// out: a loop of large fills or copies is stopped like any other loop.
+func (e *emitter) chargeLength(mode int, shift int32) {
+	e.op(0x22, e.tmp) // local.tee tmp: the length stays on the stack
+	if mode == modeLocal {
+		e.op(0x20, e.local)
+	} else {
+		e.op(0x23, uint64(e.mi.fuelGlobal))
+	}
+	e.op(0x20, e.tmp)
+	e.out = append(e.out, 0x41)
+	e.out = appendS32(e.out, shift)
+	e.out = append(e.out, 0x76, 0x6B) // i32.shr_u; i32.sub
+	e.spend(0, mode != modeLocal)
 }

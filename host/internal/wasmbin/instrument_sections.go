@@ -102,7 +102,7 @@ func (mi *moduleInfo) copyExpr(out []byte, r *reader) ([]byte, error) {
 	for _, in := range ins {
 		if in.kind == kindRefFunc {
 			out = append(out, 0xD2)
-			out = appendU64(out, uint64(mi.shift(in.idx)))
+			out = appendU64(out, uint64(mi.target(in.idx)))
 			continue
 		}
 		out = append(out, r.b[in.start:in.end]...)
@@ -191,7 +191,7 @@ func (mi *moduleInfo) rewriteElems(r *reader) ([]byte, error) {
 			if err != nil {
 				return nil, err
 			}
-			out = appendU64(out, uint64(mi.shift(idx)))
+			out = appendU64(out, uint64(mi.target(idx)))
 		}
 	}
 	return out, nil

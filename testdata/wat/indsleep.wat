@@ -1,0 +1,20 @@
+;; indsleep: sleeps u64::MAX ns through poll_oneoff called via a table
+;; (call_indirect), which the sleep clamp must catch too. Expect timeout.
+  (import "wasi_snapshot_preview1" "poll_oneoff" (func $poll_oneoff (param i32 i32 i32 i32) (result i32)))
+;; ---
+  (data (i32.const 0) "{\"tools\":[{\"name\":\"indsleep\",\"description\":\"x\",\"inputSchema\":{\"type\":\"object\"}}]}\00")
+  (data (i32.const 1024) "{\"content\":[{\"type\":\"text\",\"text\":\"woke\"}]}\00")
+  (type $pt (func (param i32 i32 i32 i32) (result i32)))
+  (table 1 funcref)
+  (elem (i32.const 0) $poll_oneoff)
+  (export "list_tools" (func $list))
+  (func $call (result i32)
+    (i64.store (i32.const 4096) (i64.const 1))
+    (i32.store8 (i32.const 4104) (i32.const 0))
+    (i32.store (i32.const 4112) (i32.const 1))
+    (i64.store (i32.const 4120) (i64.const -1))
+    (i64.store (i32.const 4128) (i64.const 0))
+    (i32.store16 (i32.const 4136) (i32.const 0))
+    (drop (call_indirect (type $pt) (i32.const 4096) (i32.const 4160) (i32.const 1) (i32.const 4224) (i32.const 0)))
+    (call $ok))
+  (export "call_tool" (func $call))
