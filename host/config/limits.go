@@ -23,9 +23,10 @@ const (
 	MaxOutputLimit = MaxMemory
 	// MaxConcurrency is the most calls of one plugin allowed at once.
 	MaxConcurrency = 1024
-	// MinBudget is the smallest non-zero memory budget: one instance of
-	// the smallest plugin.
-	MinBudget = MinMemory
+	// MinBudget is the smallest non-zero memory budget: room for one
+	// instance of a small plugin, which is charged the Extism kernel's 1 MiB,
+	// its 4 MiB stack bound and its memories' initial sizes.
+	MinBudget = 8 << 20
 )
 
 // CheckTimeout refuses a per-call time limit outside (0, MaxTimeout].
@@ -65,7 +66,7 @@ func CheckConcurrency(n int) error {
 // CheckBudget refuses a memory budget below MinBudget; 0 means unbounded.
 func CheckBudget(n uint64) error {
 	if n != 0 && n < MinBudget {
-		return fmt.Errorf("%s is too small: a memory budget must be 0 (unbounded) or at least 2MiB", sizeString(n))
+		return fmt.Errorf("%s is too small: a memory budget must be 0 (unbounded) or at least 8MiB (one instance is charged the Extism kernel's 1MiB, a 4MiB stack bound and its initial memory)", sizeString(n))
 	}
 	return nil
 }

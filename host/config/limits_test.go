@@ -42,7 +42,7 @@ func TestLimitsOutOfRange(t *testing.T) {
 }
 
 func TestCheckBudget(t *testing.T) {
-	for n, ok := range map[uint64]bool{0: true, 1 << 20: false, 2 << 20: true, 1 << 40: true} {
+	for n, ok := range map[uint64]bool{0: true, 1 << 20: false, 2 << 20: false, 8 << 20: true, 1 << 40: true} {
 		if err := CheckBudget(n); (err == nil) != ok {
 			t.Errorf("CheckBudget(%d) = %v", n, err)
 		}

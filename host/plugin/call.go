@@ -184,8 +184,9 @@ func (p *Plugin) moduleConfig(ctx context.Context, stdout, stderr *capWriter) wa
 // sleepCtx sleeps ns nanoseconds or until ctx ends, whichever comes first.
 // A negative ns would be a sleep too long to represent: it lasts until ctx
 // ends, never returns at once, so a loop of such sleeps cannot spin the CPU
-// (wazero itself skips negative poll_oneoff timeouts; sleep.go turns them
-// into the longest positive one). Every call context has a deadline.
+// (wazero itself skips negative poll_oneoff timeouts; the rewrite clamps
+// them to the longest positive one, see wasmbin/instrument_sleep.go). Every
+// call context has a deadline.
 func sleepCtx(ctx context.Context, ns int64) {
 	if ns < 0 {
 		<-ctx.Done()

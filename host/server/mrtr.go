@@ -233,16 +233,25 @@ func guestMeta(m mcp.Meta) mcp.Meta {
 	return out
 }
 
-// reservedMetaKey reports whether a _meta key's prefix is reserved for MCP:
-// one whose second label is "modelcontextprotocol" or "mcp"
-// (io.modelcontextprotocol/, dev.mcp/...), as the specification says.
+// reservedMetaKey reports whether a _meta key's prefix may be reserved for
+// MCP. The specification reserves any prefix of zero or more labels, then
+// "modelcontextprotocol" or "mcp", then any label (modelcontextprotocol.io/,
+// mcp.dev/, api.modelcontextprotocol.org/, tools.mcp.com/), and uses
+// reverse-DNS keys itself (io.modelcontextprotocol/): a prefix with either
+// label anywhere is treated as reserved, which strips a little more from
+// guest output than the letter of the rule, never less.
 func reservedMetaKey(k string) bool {
 	prefix, _, ok := strings.Cut(k, "/")
 	if !ok {
 		return false
 	}
 	labels := strings.Split(prefix, ".")
-	return len(labels) >= 2 && (strings.EqualFold(labels[1], "modelcontextprotocol") || strings.EqualFold(labels[1], "mcp"))
+	for _, l := range labels {
+		if strings.EqualFold(l, "modelcontextprotocol") || strings.EqualFold(l, "mcp") {
+			return true
+		}
+	}
+	return false
 }
 
 // requestState travels through the client, so it is signed: the client may

@@ -89,6 +89,7 @@ func parseObject(data []byte) ([]member, error) {
 		return nil, errors.New("not a JSON object")
 	}
 	var out []member
+	seen := map[string]bool{}
 	for dec.More() {
 		t, err := dec.Token()
 		if err != nil {
@@ -99,11 +100,10 @@ func parseObject(data []byte) ([]member, error) {
 		if err := dec.Decode(&raw); err != nil {
 			return nil, err
 		}
-		for _, m := range out {
-			if m.key == key {
-				return nil, fmt.Errorf("the member %q appears twice", key)
-			}
+		if seen[key] {
+			return nil, fmt.Errorf("the member %q appears twice", key)
 		}
+		seen[key] = true
 		out = append(out, member{key, raw})
 	}
 	return out, nil
