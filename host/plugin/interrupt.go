@@ -57,9 +57,10 @@ const (
 // estimates frames (wasmbin.InterruptOptions.StackLimit). wazero keeps the
 // stack on the Go heap and would otherwise let it reach 50 MB (about 120 MB
 // of Go heap with its copies) before reporting an overflow. It allows
-// recursion some 10,000 to 60,000 calls deep (a frame is estimated at 64
-// bytes plus 16 a local), and is charged against the memory budget: an
-// overflow at this limit allocates less than the limit itself.
+// recursion some 5,000 to 50,000 calls deep for ordinary functions (a frame
+// is estimated at 64 bytes plus 16 per local and per value its operand
+// stack can hold), and is charged against the memory budget: an overflow
+// at this limit allocates less than the limit itself.
 const StackLimit = 4 << 20
 
 var interruptOptions = wasmbin.InterruptOptions{

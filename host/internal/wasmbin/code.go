@@ -152,6 +152,7 @@ func decodeInstr(r *reader) (in instr, err error) {
 		err = r.miscOp(in.start)
 		if err == nil {
 			sub, _ := (&reader{b: r.b, off: in.start + 1}).u32()
+			in.idx = sub
 			switch sub {
 			case 8, 10, 11:
 				in.kind, in.idx = kindBulk, bulkMemoryShift
@@ -161,6 +162,7 @@ func decodeInstr(r *reader) (in instr, err error) {
 		}
 	case op == 0xFD:
 		err = r.simdOp(in.start)
+		in.idx, _ = (&reader{b: r.b, off: in.start + 1}).u32()
 	case op == 0xFE:
 		err = r.atomicOp(in.start)
 	default:

@@ -80,21 +80,22 @@ type section struct {
 
 // moduleInfo is what the rewrite needs to know about the module.
 type moduleInfo struct {
-	types      [][]byte // each function type's result types
-	typeParams []int
-	funcTypes  []uint32 // type index of each defined function
-	impFuncs   uint32   // imported functions
-	impGlobals uint32
-	defGlobals uint32
-	newTypes   [][]byte // result lists of block types appended to the type section
-	pollType   uint32   // the poll's type; the grow hook's is pollType+1
-	pollFunc   uint32   // the poll's function index (= impFuncs)
-	growFunc   uint32   // the grow hook's, if GrowFailed is set
-	stackFunc  uint32   // the stack hook's, if StackLimit is set
-	added      uint32   // imports added: 1 to 3
-	fuelGlobal uint32
-	opts       InterruptOptions
-	leafCost   []int32 // per defined function: its size if it is left unchecked, else -1
+	types       [][]byte // each function type's result types
+	typeParams  []int
+	funcTypes   []uint32 // type index of each defined function
+	importTypes []uint32 // type index of each imported function
+	impFuncs    uint32   // imported functions
+	impGlobals  uint32
+	defGlobals  uint32
+	newTypes    [][]byte // result lists of block types appended to the type section
+	pollType    uint32   // the poll's type; the grow hook's is pollType+1
+	pollFunc    uint32   // the poll's function index (= impFuncs)
+	growFunc    uint32   // the grow hook's, if GrowFailed is set
+	stackFunc   uint32   // the stack hook's, if StackLimit is set
+	added       uint32   // imports added: 1 to 3
+	fuelGlobal  uint32
+	opts        InterruptOptions
+	leafCost    []int32 // per defined function: its size if it is left unchecked, else -1
 	// poll_oneoff, when clamped: the import's index and type, and the index
 	// of the function that clamps its timeouts
 	clampSleeps                bool
@@ -130,8 +131,8 @@ func instrument(wasm []byte, opts InterruptOptions) ([]byte, error) {
 		case 1:
 			err = mi.readTypes(r)
 		case 2:
-			if err = mi.readImports(r); err == nil && opts.ClampSleeps {
-				err = mi.findPollOneoff(&reader{b: s.body})
+			if err = mi.readImports(r); err == nil {
+				err = mi.readImportTypes(&reader{b: s.body})
 			}
 		case 5:
 			var n int

@@ -223,7 +223,7 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 	// returns in a block, to undo that at its one exit.
 	frame := int32(0)
 	if mode != modeLeaf && mi.opts.StackLimit > 0 {
-		frame = frameSize(uint64(mi.typeParams[typ]) + fb.nLocals + added)
+		frame = frameSize(uint64(mi.typeParams[typ]) + fb.nLocals + added + uint64(mi.maxHeight(fb)))
 	}
 	wrap := mode == modeLocal || frame > 0
 	entry, loops := mi.weights(fb.ins)
@@ -487,9 +487,11 @@ func (e *emitter) entryGlobal(w int32) { e.op(0x23, uint64(e.mi.fuelGlobal)); e.
 func (e *emitter) entryLocal(w int32)  { e.op(0x23, uint64(e.mi.fuelGlobal)); e.spend(w, false) }
 func (e *emitter) loopCheck(w int32)   { e.op(0x20, e.local); e.spend(w, false) }
 
-// frameSize estimates the bytes a call of a function with n locals
-// (parameters included) takes on the engine's stack: a slot per local,
-// as many again for the operand stack and spills, and the frame's header.
+// frameSize estimates the bytes a call of a function takes on the
+// engine's stack, given n, its locals (parameters included) plus the most
+// values its operand stack can hold (maxHeight): 16 bytes each (a v128
+// slot), and the frame's header. A value live across a call is spilled to
+// the frame, so the operand stack's height bounds what a call keeps.
 func frameSize(n uint64) int32 {
 	return int32(min(16*n+64, maxWeight))
 }

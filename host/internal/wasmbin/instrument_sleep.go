@@ -16,9 +16,9 @@ const (
 	wasiPollOneoff = "poll_oneoff"
 )
 
-// findPollOneoff records the function index and type of an imported
-// poll_oneoff, reading the import section again for the type indices.
-func (mi *moduleInfo) findPollOneoff(r *reader) error {
+// readImportTypes records the type of each imported function, and the index
+// and type of an imported poll_oneoff (to clamp, if ClampSleeps is set).
+func (mi *moduleInfo) readImportTypes(r *reader) error {
 	n, err := r.u32()
 	if err != nil {
 		return err
@@ -43,7 +43,8 @@ func (mi *moduleInfo) findPollOneoff(r *reader) error {
 			if err != nil {
 				return err
 			}
-			if mod == wasiModule && name == wasiPollOneoff && int(t) < len(mi.types) && mi.typeParams[t] == 4 {
+			mi.importTypes = append(mi.importTypes, t)
+			if mi.opts.ClampSleeps && mod == wasiModule && name == wasiPollOneoff && int(t) < len(mi.types) && mi.typeParams[t] == 4 {
 				mi.pollOneoff, mi.pollOneoffType, mi.clampSleeps = funcs, t, true
 			}
 			funcs++
