@@ -225,13 +225,14 @@ func (e *env) gcPause(ctx context.Context, load func(string, plugin.InterruptMod
 	if err != nil {
 		return err
 	}
-	e.rep.check(figGCPause, e.longestStop(ctx, p, []string{"tree", "hash"}), "ms", "<=", 1, "≤ 1 ms")
-	e.rep.info(figGCFloor, e.longestStop(ctx, p, []string{abi.ExportListTools, abi.ExportListTools}), "ms")
+	e.rep.check(figGCPause, e.longestStop(ctx, p, []string{"tree", "hash"}), "us", "<=", 1000, "≤ 1 ms")
+	e.rep.info(figGCFloor, e.longestStop(ctx, p, []string{abi.ExportListTools, abi.ExportListTools}), "us")
 	return nil
 }
 
 // longestStop calls exports in a loop, one goroutine each, while forcing
-// collections, and returns the longest stop-the-world wait in ms.
+// collections, and returns the longest stop-the-world wait in µs (the
+// upper bound of the histogram bucket it fell in).
 func (e *env) longestStop(ctx context.Context, p *plugin.Plugin, exports []string) float64 {
 	const name = "/sched/pauses/stopping/gc:seconds"
 	sample := []metrics.Sample{{Name: name}}
@@ -264,5 +265,5 @@ func (e *env) longestStop(ctx context.Context, p *plugin.Plugin, exports []strin
 			longest = h.Buckets[i+1]
 		}
 	}
-	return longest * 1000
+	return longest * 1e6
 }
