@@ -1,6 +1,7 @@
 package wasmbin
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -99,6 +100,7 @@ type semOutcome struct {
 	trap    string // the first line of the error, "" if none
 	memory  string // memory size and hash
 	globals []uint64
+	depth   uint64 // the rewrite's stack depth global, when exported
 }
 
 func (o semOutcome) String() string {
@@ -166,8 +168,8 @@ func (h *semHost) runExports(t *testing.T, wasm []byte, arg uint32) ([]semOutcom
 			o.trap, _, _ = strings.Cut(err.Error(), "\n")
 		}
 		mem := m.Memory()
-		bytes, _ := mem.Read(0, mem.Size())
-		sum := sha256.Sum256(bytes)
+		contents, _ := mem.Read(0, mem.Size())
+		sum := sha256.Sum256(contents)
 		o.memory = fmt.Sprintf("%d:%s", mem.Size(), hex.EncodeToString(sum[:8]))
 		for g := 0; ; g++ {
 			gl := m.ExportedGlobal(fmt.Sprintf("g%d", g))
@@ -175,6 +177,9 @@ func (h *semHost) runExports(t *testing.T, wasm []byte, arg uint32) ([]semOutcom
 				break
 			}
 			o.globals = append(o.globals, gl.Get())
+		}
+		if gl := m.ExportedGlobal("depth"); gl != nil {
+			o.depth = gl.Get()
 		}
 		out = append(out, o)
 		m.Close(ctx)
@@ -201,6 +206,7 @@ func FuzzInstrumentSemantics(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Instrument: %v", err)
 		}
+		inst = exportGlobal(t, inst, "depth", uint32(1+len(want[0].globals))) // after the fuel
 		h := &semHost{fuel: opts.Fuel}
 		got, err := h.runExports(t, inst, arg)
 		if err != nil {
@@ -213,6 +219,34 @@ func FuzzInstrumentSemantics(f *testing.F) {
 			if want[i].String() != got[i].String() {
 				t.Errorf("f%d: after the rewrite\n%v\nbefore\n%v", i, got[i], want[i])
 			}
+			if got[i].trap == "" && got[i].depth != 0 {
+				t.Errorf("f%d returned with the stack depth at %d, not 0", i, got[i].depth)
+			}
 		}
 	})
+}
+
+// exportGlobal adds an export of global idx, named name, to wasm's export
+// section.
+func exportGlobal(t *testing.T, wasm []byte, name string, idx uint32) []byte {
+	secs, err := splitSections(wasm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := bytes.Clone(wasm[:8])
+	for _, s := range secs {
+		body := s.body
+		if s.id == 7 {
+			r := &reader{b: body}
+			n, err := r.u32()
+			if err != nil {
+				t.Fatal(err)
+			}
+			body = append(appendU64(nil, uint64(n)+1), body[r.off:]...)
+			body = append(append(body, str(name)...), 0x03)
+			body = appendU64(body, uint64(idx))
+		}
+		out = append(out, sec(s.id, body)...)
+	}
+	return out
 }
