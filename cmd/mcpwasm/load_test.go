@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -192,51 +190,22 @@ func TestCollisionOrder(t *testing.T) {
 	}
 }
 
-// rawServer starts `mcpwasm serve` with pipes, for tests that read the
-// JSON-RPC stream line by line.
-type rawServer struct {
-	in     io.WriteCloser
-	lines  chan string
-	stderr *syncBuffer
-}
+// rawServer is `mcpwasm serve` spoken to line by line (stdio_e2e_test.go's
+// stdioServer), for tests that read the JSON-RPC stream as it is written.
+type rawServer struct{ *stdioServer }
 
 func startRaw(t *testing.T, args ...string) *rawServer {
 	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir()}, args...)...)
-	r := &rawServer{lines: make(chan string, 100), stderr: &syncBuffer{}}
-	cmd.Stderr = r.stderr
-	var err error
-	if r.in, err = cmd.StdinPipe(); err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(nil, 1<<24)
-		for sc.Scan() {
-			r.lines <- sc.Text()
-		}
-		close(r.lines)
-	}()
-	t.Cleanup(func() { r.in.Close(); cmd.Wait() })
-	return r
+	return &rawServer{startStdioServer(t, exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir()}, args...)...))}
 }
 
 func (r *rawServer) send(t *testing.T, msg string) {
 	t.Helper()
-	if _, err := io.WriteString(r.in, msg+"\n"); err != nil {
-		t.Fatal(err)
-	}
+	r.stdioServer.send(msg)
 }
 
-// next returns the next line the server wrote.
-func (r *rawServer) next(t *testing.T) map[string]any {
+// nextLine returns the next line the server wrote, decoded.
+func (r *rawServer) nextLine(t *testing.T) map[string]any {
 	t.Helper()
 	select {
 	case line, ok := <-r.lines:
@@ -263,7 +232,7 @@ func TestNoListChangedBeforeInitialized(t *testing.T) {
 	r := startRaw(t, fixture.Path(t, "echo"), fixture.Path(t, "constant"), fixture.Path(t, "nap"))
 	time.Sleep(500 * time.Millisecond) // the plugins load meanwhile; nothing may be written
 	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	m := r.next(t)
+	m := r.nextLine(t)
 	if m["id"] != 1.0 {
 		t.Fatalf("first line is not the answer to the early tools/list: %v", m)
 	}
@@ -271,17 +240,17 @@ func TestNoListChangedBeforeInitialized(t *testing.T) {
 		t.Fatalf("early tools/list: want an error with a JSON-RPC code, got %v", m)
 	}
 	r.send(t, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-	if m := r.next(t); m["id"] != 2.0 {
+	if m := r.nextLine(t); m["id"] != 2.0 {
 		t.Fatalf("want the initialize result, got %v", m)
 	}
 	r.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	r.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
-	if m := r.next(t); m["id"] != 3.0 {
+	if m := r.nextLine(t); m["id"] != 3.0 {
 		t.Fatalf("want the tools/list result, got %v", m)
 	}
 	time.Sleep(300 * time.Millisecond) // go-sdk sends list_changed 10 ms after a change
 	r.send(t, `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
-	if m := r.next(t); m["id"] != 4.0 {
+	if m := r.nextLine(t); m["id"] != 4.0 {
 		t.Fatalf("want the ping result, got %v", m)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -46,24 +45,6 @@ func sameFile(a, b int) bool {
 	return syscall.Fstat(a, &sa) == nil && syscall.Fstat(b, &sb) == nil && sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
-// lockedBuffer is a bytes.Buffer safe for a writer and a reader goroutine.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // stdioServer is a server process spoken to line by line, as a client that
 // makes mistakes would.
 type stdioServer struct {
@@ -71,12 +52,12 @@ type stdioServer struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan string
-	stderr *lockedBuffer
+	stderr *syncBuffer
 }
 
 func startStdioServer(t *testing.T, cmd *exec.Cmd) *stdioServer {
 	t.Helper()
-	s := &stdioServer{t: t, cmd: cmd, lines: make(chan string, 4096), stderr: &lockedBuffer{}}
+	s := &stdioServer{t: t, cmd: cmd, lines: make(chan string, 4096), stderr: &syncBuffer{}}
 	cmd.Stderr = s.stderr
 	var err error
 	if s.stdin, err = cmd.StdinPipe(); err != nil {
