@@ -26,6 +26,25 @@ func cpuTime(t *testing.T) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
+// wantTimeout calls p's tool and wants a timeout, failing if the call has
+// not ended 30 s later (its time limit is 1 s).
+func wantTimeout(t *testing.T, p *plugin.Plugin, what string) {
+	t.Helper()
+	done := make(chan *plugin.Error, 1)
+	go func() {
+		_, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))
+		done <- cerr
+	}()
+	select {
+	case cerr := <-done:
+		if cerr == nil || cerr.Category != abi.ErrTimeout {
+			t.Fatalf("%s: got %+v, want a timeout", what, cerr)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s ignored its 1s time limit for 30s", what)
+	}
+}
+
 // A call tree without a single loop instruction (2^34 calls) is stopped at
 // its deadline and reported as a timeout, and it stops using the CPU.
 // wazero's own check sits only at loop headers: before the interruption
@@ -35,19 +54,7 @@ func TestLoopFreeCallTreeTimesOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan *plugin.Error, 1)
-	go func() {
-		_, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))
-		done <- cerr
-	}()
-	select {
-	case cerr := <-done:
-		if cerr == nil || cerr.Category != abi.ErrTimeout {
-			t.Fatalf("got %+v, want a timeout", cerr)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the loop-free call tree ignored its 1s time limit for 30s")
-	}
+	wantTimeout(t, p, "the loop-free call tree")
 	// Nothing of the guest runs on: over the next second the process uses
 	// well under the one core a guest still running would take.
 	before := cpuTime(t)
@@ -144,19 +151,7 @@ func TestBulkMemoryLoopTimesOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan *plugin.Error, 1)
-	go func() {
-		_, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))
-		done <- cerr
-	}()
-	select {
-	case cerr := <-done:
-		if cerr == nil || cerr.Category != abi.ErrTimeout {
-			t.Fatalf("got %+v, want a timeout", cerr)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the memory.fill loop ignored its 1s time limit for 30s")
-	}
+	wantTimeout(t, p, "the memory.fill loop")
 }
 
 // An endless sleep reached through a table (call_indirect to poll_oneoff)
