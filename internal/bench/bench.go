@@ -130,6 +130,33 @@ func (e *env) warn(format string, args ...any) {
 	e.rep.Warnings = append(e.rep.Warnings, msg)
 }
 
+// locate finds the go command, the module's root and the fixtures folder
+// (fixtures, or testdata/wasm of the module).
+func (e *env) locate(fixtures string) (goBin string, err error) {
+	if goBin, err = exec.LookPath("go"); err != nil {
+		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+	}
+	if e.root, err = moduleRoot(goBin); err != nil {
+		return "", err
+	}
+	e.fixtures = fixtures
+	if e.fixtures == "" {
+		e.fixtures = filepath.Join(e.root, "testdata", "wasm")
+	}
+	return goBin, nil
+}
+
+// close runs the cleanups in reverse order and removes the run's temporary
+// folder.
+func (e *env) close() {
+	for i := len(e.cleanup) - 1; i >= 0; i-- {
+		e.cleanup[i]()
+	}
+	if e.tmp != "" {
+		os.RemoveAll(e.tmp)
+	}
+}
+
 // Run builds the servers, measures every figure, prints the table on
 // o.Stdout, writes o.JSON if set, and returns the report. A figure that
 // cannot be measured is reported as skipped, with the reason; Run fails only
@@ -153,25 +180,10 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if e.httpTime <= 0 {
 		e.httpTime = pick(o.Quick, 200*time.Millisecond, 1500*time.Millisecond)
 	}
-	defer func() {
-		for i := len(e.cleanup) - 1; i >= 0; i-- {
-			e.cleanup[i]()
-		}
-		if e.tmp != "" {
-			os.RemoveAll(e.tmp)
-		}
-	}()
-
-	goBin, err := exec.LookPath("go")
+	defer e.close()
+	goBin, err := e.locate(o.Fixtures)
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	if e.root, err = moduleRoot(goBin); err != nil {
 		return nil, err
-	}
-	e.fixtures = o.Fixtures
-	if e.fixtures == "" {
-		e.fixtures = filepath.Join(e.root, "testdata", "wasm")
 	}
 	if _, err := os.Stat(filepath.Join(e.fixtures, "echo.wasm")); err != nil {
 		return nil, fmt.Errorf("echo fixture: %v (run testdata/build.sh, or make test)", err)

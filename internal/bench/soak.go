@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -165,24 +163,10 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 		o.Clients = 8
 	}
 	e := &env{o: Options{Stdout: o.Stdout, Stderr: o.Stderr}, rep: newReport()}
-	defer func() {
-		for i := len(e.cleanup) - 1; i >= 0; i-- {
-			e.cleanup[i]()
-		}
-		if e.tmp != "" {
-			os.RemoveAll(e.tmp)
-		}
-	}()
-	goBin, err := exec.LookPath("go")
+	defer e.close()
+	goBin, err := e.locate(o.Fixtures)
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
-	}
-	if e.root, err = moduleRoot(goBin); err != nil {
 		return nil, err
-	}
-	e.fixtures = o.Fixtures
-	if e.fixtures == "" {
-		e.fixtures = filepath.Join(e.root, "testdata", "wasm")
 	}
 	var cfg strings.Builder
 	for _, t := range append([]soakTool{soakEcho}, soakHostile...) {

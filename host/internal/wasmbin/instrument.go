@@ -180,7 +180,7 @@ func instrument(wasm []byte, opts InterruptOptions) ([]byte, error) {
 	if mi.clampSleeps {
 		n++
 	}
-	newCode := appendU64(nil, n)
+	newCode := appendU64(make([]byte, 0, len(code)+len(code)/4), n) // the rewrite adds about a tenth
 	var buf []instr
 	var body []byte
 	for i, b := range bodies {

@@ -247,16 +247,16 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 		sync := mode == modeLocal && mi.spendsFuel(in)
 		switch in.kind {
 		case kindBlock:
-			e.labels = append(e.labels, 1)
+			e.push(1)
 			e.out = append(e.out, raw...)
 		case kindLoop:
 			if mode != modeLocal {
-				e.labels = append(e.labels, 1)
+				e.push(1)
 				e.out = append(e.out, raw...)
 			} else if bt := raw[1:]; mi.blockParams(bt) == 0 {
 				e.loopOutlined(bt, loops[k])
 			} else {
-				e.labels = append(e.labels, 1)
+				e.push(1)
 				e.out = append(e.out, raw...)
 				e.loopCheck(loops[k])
 			}
@@ -270,7 +270,7 @@ func (mi *moduleInfo) rewriteBody(out, body []byte, i uint32, buf []instr) ([]by
 				if frame > 0 {
 					e.popFrame(frame)
 				}
-			case k < last && e.labels[len(e.labels)-1] == outlinedLabels:
+			case k < last && e.top() == outlinedLabels:
 				e.endOutlined(e.weights[len(e.weights)-1])
 				e.labels = e.labels[:len(e.labels)-1]
 				e.weights = e.weights[:len(e.weights)-1]
@@ -361,8 +361,10 @@ type emitter struct {
 	local uint64 // the fuel local's index
 	tmp   uint64 // the grow result's
 	// labels holds, per label open in the original code, how many labels
-	// the rewritten code has open for it (outlinedLabels for a loop with
-	// its check outlined, else 1), to translate branch depths.
+	// the rewritten code has open up to and including it (each original
+	// label stands for outlinedLabels for a loop with its check outlined,
+	// else 1): running sums, so a branch depth translates in constant time
+	// however deep the blocks nest.
 	labels  []int
 	weights []int32 // the weight of each open outlined loop
 }
@@ -371,13 +373,29 @@ type emitter struct {
 // loopOutlined).
 const outlinedLabels = 4
 
+// push opens an original label standing for n rewritten ones.
+func (e *emitter) push(n int) { e.labels = append(e.labels, e.opened(len(e.labels))+n) }
+
+// opened is the number of rewritten labels open for the first i original
+// ones.
+func (e *emitter) opened(i int) int {
+	if i == 0 {
+		return 0
+	}
+	return e.labels[i-1]
+}
+
+// top is the number of rewritten labels the innermost original one stands
+// for.
+func (e *emitter) top() int { return e.opened(len(e.labels)) - e.opened(len(e.labels)-1) }
+
 // depth translates the branch depth d of the original code.
 func (e *emitter) depth(d int) int {
-	n := 0
-	for i := len(e.labels) - 1; i >= 0 && d > 0; i, d = i-1, d-1 {
-		n += e.labels[i]
+	n := len(e.labels)
+	if d >= n {
+		return e.opened(n) + d - n // past the outermost label: the function's own
 	}
-	return n + d // past the outermost label: the function's own
+	return e.opened(n) - e.opened(n-d)
 }
 
 // brTable rewrites a br_table's depths.
@@ -426,7 +444,7 @@ func (e *emitter) loopOutlined(bt []byte, w int32) {
 	e.out = append(e.out, 0x6B) // i32.sub
 	e.op(0x22, e.local)
 	e.out = append(e.out, 0x41, 0x00, 0x48, 0x0D, 0x01) // i32.const 0; i32.lt_s; br_if 1
-	e.labels = append(e.labels, outlinedLabels)
+	e.push(outlinedLabels)
 	e.weights = append(e.weights, w)
 }
 

@@ -191,3 +191,24 @@ func TestInstrumentRealModules(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkInstrument is the rewrite's share of a plugin's load: the 3.4 MB
+// standard-Go conformance fixture, rewritten on every start (wazero's cache
+// is keyed by the rewritten bytes).
+func BenchmarkInstrument(b *testing.B) {
+	in, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "wasm", "conformance.wasm"))
+	if err != nil {
+		b.Skip("testdata/wasm/conformance.wasm is not built (testdata/build.sh)")
+	}
+	pre, _, err := Preflight(in, policy(100_000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	opts := InterruptOptions{Module: "m", Name: "poll", GrowFailed: "g", StackLimit: 1 << 22, StackExhausted: "s", ClampSleeps: true, Fuel: 1 << 20}
+	b.SetBytes(int64(len(pre)))
+	for b.Loop() {
+		if _, err := Instrument(pre, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
