@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -36,6 +37,10 @@ type Options struct {
 	// behind one load balancer need the same key; empty means a random key
 	// for this process.
 	StateKey []byte
+	// Audit, if set, records every call and every denial (see package
+	// audit); it is also put in each call's context for the sandbox's
+	// guards. Nil records nothing.
+	Audit *audit.Log
 	// Features are what the plugins provide, known from their exports
 	// before they finish compiling; they decide the advertised capabilities.
 	Features Features
