@@ -1,5 +1,6 @@
-// Package audit writes mcpwasm's audit log: one JSON line per tool call and
-// one per denial (authentication, rate limit, filesystem escape, network).
+// Package audit writes mcpwasm's audit log: one JSON line per tool call,
+// one per denial (authentication, rate limit, filesystem escape, network)
+// and one per network request a plugin makes.
 //
 // A Log is safe for concurrent use and nil-safe: code that may or may not
 // have an audit log records through FromContext(ctx).Record(...) and a nil
@@ -18,6 +19,10 @@ import (
 const (
 	KindCall   = "call"
 	KindDenial = "denial"
+	// KindNet is a plugin's network request that was allowed (Outcome "ok",
+	// Attrs host, ip, status, bytes) or failed (Outcome the failure);
+	// refused ones are KindDenial with Denial DenyNet.
+	KindNet = "net"
 )
 
 // Denial kinds: what was refused.
@@ -31,7 +36,7 @@ const (
 // Event is one audit line. Zero fields are left out of the JSON.
 type Event struct {
 	Time time.Time `json:"time"`
-	// Kind is KindCall or KindDenial.
+	// Kind is KindCall, KindDenial or KindNet.
 	Kind string `json:"kind"`
 	// Session is the MCP session id, when there is one.
 	Session string `json:"session,omitempty"`
