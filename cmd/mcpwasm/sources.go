@@ -189,8 +189,15 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config) (spec, er
 	if err != nil {
 		return spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
 	}
+	guest, err := p.Resolve(c.File)
+	if err != nil {
+		return spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+	}
 	cfg := base
-	cfg.Name, cfg.Source, cfg.Wasm, cfg.SHA256, cfg.GuestConfig = p.Name, path, data, p.SHA256, p.Config
+	cfg.Name, cfg.Source, cfg.Wasm, cfg.SHA256, cfg.GuestConfig = p.Name, path, data, p.SHA256, guest
+	if cfg.Network, err = netOptions(p); err != nil {
+		return spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+	}
 	if cfg.Name == "" {
 		cfg.Name = nameFromFile(path)
 	}

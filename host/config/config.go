@@ -70,8 +70,15 @@ type Plugin struct {
 	Memory      Size     `toml:"memory"`
 	MaxOutput   Size     `toml:"max_output"`
 	Concurrency int      `toml:"concurrency"`
-	// Config is handed to the guest (Extism config_get).
-	Config map[string]string `toml:"config"`
+	// Config is handed to the guest (Extism config_get); values may be
+	// secrets read at load (see Value).
+	Config map[string]Value `toml:"config"`
+	// Net grants hosts over HTTP ([[plugin.net]] tables; see net.go);
+	// without any the plugin has no network. NetMaxRequests and
+	// NetMaxResponse bound one call's requests and each response body.
+	Net            []NetGrant `toml:"net"`
+	NetMaxRequests int        `toml:"net_max_requests"`
+	NetMaxResponse Size       `toml:"net_max_response"`
 	// FS grants folders to this plugin ([[plugin.fs]] tables).
 	FS []FSGrant `toml:"fs"`
 }
@@ -205,6 +212,9 @@ func (c *Config) check(data []byte) error {
 		}
 		if p.SHA256 != "" && !regexp.MustCompile(`^[0-9a-fA-F]{64}$`).MatchString(p.SHA256) {
 			return fmt.Errorf("%s: sha256 must be 64 hex digits", where)
+		}
+		if p.NetMaxResponse.err != nil || p.NetMaxRequests < 0 {
+			return fmt.Errorf("%s: net_max_response or net_max_requests: %v", where, errors.Join(p.NetMaxResponse.err, errors.New("must be positive")))
 		}
 		for j, g := range p.FS {
 			if g.Path == "" {

@@ -129,7 +129,7 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 	}
 	defer turn.Release()
 	st.cpu = turn
-	ctx = withCallState(ctx, st)
+	ctx = p.withNet(withCallState(ctx, st))
 
 	mc := p.moduleConfig(ctx, stdout, stderr)
 	if mounts := mountsFrom(ctx); len(mounts) > 0 {

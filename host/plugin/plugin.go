@@ -14,6 +14,7 @@ import (
 	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/internal/wasmbin"
+	"github.com/mcpwasm/mcpwasm/host/netguard"
 )
 
 // Config describes one plugin to load. Zero values take the defaults below.
@@ -40,6 +41,10 @@ type Config struct {
 	// Grants are the folders the operator lets this plugin use (canonical
 	// paths). Without grants the plugin sees no filesystem.
 	Grants []Grant
+	// Network is what the plugin may reach over HTTP (Grants, Limits);
+	// without grants every request is refused (see net.go). Plugin and
+	// Logger default to the plugin's name and the runtime's logger.
+	Network netguard.Options
 	// Interrupts chooses how a running guest is stopped. Leave it zero
 	// (interruption points); the others are for measurement.
 	Interrupts InterruptMode
@@ -97,6 +102,7 @@ type Plugin struct {
 	exports  map[string]bool
 	slots    chan struct{}
 	roots    io.Closer // the grant handles Load opened
+	net      *netguard.Guard
 	// Module is what preflight found in the binary.
 	Module *wasmbin.Module
 	// ABIVersion is the version the plugin declared, or 1.
@@ -166,6 +172,9 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
+	if patched, err = renameNetImports(patched); err != nil {
+		return nil, err
+	}
 	if cfg.Interrupts == InterruptPoints {
 		if patched, err = wasmbin.Instrument(patched, interruptOptions); err != nil {
 			return nil, err
@@ -200,6 +209,16 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 			"a resource or prompt plugin exports list_resources, list_resource_templates or list_prompts")
 	}
 
+	if cfg.Network.Plugin == "" {
+		cfg.Network.Plugin = cfg.Name
+	}
+	if cfg.Network.Logger == nil {
+		cfg.Network.Logger = rt.logger
+	}
+	guard, err := netguard.New(cfg.Network)
+	if err != nil {
+		return nil, fmt.Errorf("network grant: %w", err)
+	}
 	manifest := extism.Manifest{
 		Wasm:   []extism.Wasm{extism.WasmData{Data: patched, Name: "main"}},
 		Memory: &extism.ManifestMemory{MaxPages: uint32(cfg.MemoryLimit / pageSize), MaxVarBytes: 1 << 20},
@@ -208,13 +227,13 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 	compiled, err := extism.NewCompiledPlugin(rt.compileContext(ctx), manifest, extism.PluginConfig{
 		RuntimeConfig: rt.runtimeConfig(cfg.MemoryLimit, cfg.Interrupts),
 		EnableWasi:    needsWASI,
-	}, append(hostFunctions(), interruptFunctions()...))
+	}, append(append(hostFunctions(), interruptFunctions()...), netFunctions()...))
 	if err != nil {
 		roots.Close()
 		return nil, fmt.Errorf("compile: %w", err)
 	}
 	p := &Plugin{
-		cfg: cfg, rt: rt, compiled: compiled, exports: exports, roots: roots,
+		cfg: cfg, rt: rt, compiled: compiled, exports: exports, roots: roots, net: guard,
 		slots: make(chan struct{}, cfg.Concurrency), Module: mod, ABIVersion: abi.Version,
 	}
 	if err := rt.checkBudget(p); err != nil {
@@ -254,6 +273,7 @@ func (p *Plugin) Close(ctx context.Context) error {
 		p.slots <- struct{}{}
 	}
 	defer p.roots.Close()
+	defer p.net.Close()
 	return p.compiled.Close(ctx)
 }
 
