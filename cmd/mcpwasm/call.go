@@ -141,12 +141,13 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	var lf limitFlags
 	lf.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
+	cfgPath := fs.String("config", "", "also show what the config lets the plugin reach (network, filesystem, guest config; secrets by source)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: mcpwasm inspect [--json] PLUGIN.wasm")
+		fmt.Fprintln(stderr, "usage: mcpwasm inspect [--json] [--config FILE] PLUGIN.wasm")
 		return 2
 	}
 	ctx := context.Background()
@@ -165,7 +166,12 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		Imports    []imp    `json:"imports"`
 		Exports    []string `json:"exports"`
 		Tools      []any    `json:"tools"`
+		Reach      *reach   `json:"reach"`
 	}{Plugin: p.Name(), Size: len(p.Config().Wasm), ABIVersion: p.ABIVersion}
+	if report.Reach, err = reachOf(*cfgPath, p.Name(), pos[0]); err != nil {
+		fmt.Fprintln(stderr, "mcpwasm inspect:", err)
+		return 2
+	}
 	for _, i := range p.Module.Imports {
 		report.Imports = append(report.Imports, imp{i.Module, i.Name, i.Kind.String()})
 	}
@@ -191,5 +197,6 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		schema, _ := json.Marshal(t.Def.InputSchema)
 		fmt.Fprintf(stdout, "  %s — %s\n    input: %s\n", t.Def.Name, t.Def.Description, schema)
 	}
+	report.Reach.print(stdout)
 	return 0
 }

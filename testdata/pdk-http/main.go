@@ -18,7 +18,7 @@ import (
 func listTools() int32 {
 	pdk.OutputString(`{"tools":[{"name":"fetch","description":"Makes HTTP requests and reports the last answer.",` +
 		`"inputSchema":{"type":"object","properties":{"url":{"type":"string"},"method":{"type":"string"},` +
-		`"headers":{"type":"object"},"body":{"type":"string"},"repeat":{"type":"integer"}},"required":["url"]}}]}`)
+		`"headers":{"type":"object"},"body":{"type":"string"},"repeat":{"type":"integer"},"auth_config":{"type":"string"}},"required":["url"]}}]}`)
 	return 0
 }
 
@@ -37,6 +37,9 @@ func callTool() int32 {
 				Headers map[string]string `json:"headers"`
 				Body    string            `json:"body"`
 				Repeat  int               `json:"repeat"`
+				// AuthConfig names a config key (an API key) sent as a
+				// bearer token, as plugins for real APIs do.
+				AuthConfig string `json:"auth_config"`
 			} `json:"arguments"`
 		} `json:"request"`
 	}
@@ -55,6 +58,11 @@ func callTool() int32 {
 		req := pdk.NewHTTPRequest(m, a.URL)
 		for k, v := range a.Headers {
 			req.SetHeader(k, v)
+		}
+		if a.AuthConfig != "" {
+			if key, ok := pdk.GetConfig(a.AuthConfig); ok {
+				req.SetHeader("Authorization", "Bearer "+key)
+			}
 		}
 		if a.Body != "" {
 			req.SetBody([]byte(a.Body))
