@@ -42,6 +42,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		hosts     stringList
 		maxSess   = fs.Int("max-sessions", 0, "HTTP: most live sessions; a new one over it gets 503 (default 1000)")
 		sessIdle  = fs.Duration("session-timeout", 0, "HTTP: close a session idle this long (default 30m)")
+		watch     = fs.Bool("watch", true, "reload plugins when their files, their folders or the config file change (SIGHUP reloads either way)")
 	)
 	lf.register(fs)
 	fs.Var(&hosts, "allowed-host", "HTTP: accept this Host header (name or name:port; repeatable); needed beyond loopback against DNS rebinding")
@@ -84,7 +85,8 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2
 	}
-	if base.Grants, err = rootGrants(append(roots, cfg.Server.Roots...)); err != nil {
+	grants := &grantCache{} // a reload reuses the folders opened here
+	if base.Grants, err = rootGrantsWith(append(roots, cfg.Server.Roots...), grants.open); err != nil {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2
 	}
@@ -92,7 +94,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpwasm: --load-timeout %s: must be positive\n", *loadLimit)
 		return 2
 	}
-	specs, problems := collect(pos, cfg, base, *noPrefix)
+	specs, problems := collectWith(pos, cfg, base, *noPrefix, grants.open)
 	for _, err := range problems {
 		logger.Error("plugin not loaded", "err", err)
 	}
@@ -114,7 +116,8 @@ func cmdServe(args []string, stderr io.Writer) int {
 	}
 	reg := registry.New()
 	name := cfg.Server.Name
-	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger, Features: scanFeatures(specs, logger)})
+	features := scanFeatures(specs, logger)
+	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger, Features: features})
 	if *benchNative {
 		srv.AddNativeEcho()
 	}
@@ -124,11 +127,20 @@ func cmdServe(args []string, stderr io.Writer) int {
 	ld := &loader{rt: rt, reg: reg, srv: srv, logger: logger, deadline: *loadLimit}
 	loadCtx, cancelLoad := context.WithCancel(ctx)
 	defer cancelLoad()
+	// Then the reloader follows the files and SIGHUP (watch.go, reload.go).
+	rl := &reloader{ld: ld, args: pos, cfgPath: *cfgPath, cfg: cfg, lf: &lf, roots: roots,
+		noPrefix: *noPrefix, features: features, grants: grants}
+	var w *watcher
+	rl.listen()
+	if *watch {
+		w = rl.startWatch()
+	}
 	ld.running.Add(1)
 	go func() {
 		defer ld.running.Done()
 		ld.loadAll(loadCtx, specs)
 		srv.Ready()
+		rl.run(loadCtx, specs, w)
 	}()
 
 	// A signal stops new work; in-flight calls may finish within their time

@@ -162,6 +162,8 @@ func (s *Server) requestRefresh(p *plugin.Plugin) {
 		s.refresh.mu.Lock()
 		delete(s.refresh.pending, p)
 		s.refresh.mu.Unlock()
+		ep := s.epochs.begin() // p is not closed under the refresh (reload.go)
+		defer s.epochs.end(ep)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*p.Config().Timeout)
 		defer cancel()
 		old, cur, err := s.reg.Refresh(ctx, p)

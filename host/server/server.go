@@ -65,6 +65,7 @@ type Server struct {
 	lists     listState
 	refresh   refresher
 	roots     sessionRoots
+	epochs    epochs // requests that may use a plugin a reload retires (reload.go)
 	stateKey  []byte
 }
 
@@ -107,7 +108,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		so.SubscribeHandler, so.UnsubscribeHandler = s.subscribe, s.unsubscribe
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.codes, s.noteSessions, s.waitReady, s.track)
+	s.mcp.AddReceivingMiddleware(s.codes, s.noteSessions, s.waitReady, s.track, s.hold)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	return s
 }
