@@ -40,6 +40,8 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) ([]byt
 			humanBytes(uint64(len(input))), humanBytes(uint64(p.MaxInput())), humanBytes(p.cfg.MemoryLimit)).
 			with("limit_bytes", p.MaxInput())
 	}
+	p.rt.calls.inFlight.Add(1)
+	defer p.rt.calls.inFlight.Add(-1)
 	callCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	for _, sem := range []struct {
@@ -47,10 +49,7 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) ([]byt
 		scope string
 		n     int
 	}{{p.slots, "this tool's", p.cfg.Concurrency}, {p.rt.slots, "the server's", cap(p.rt.slots)}} {
-		select {
-		case sem.ch <- struct{}{}:
-			defer func() { <-sem.ch }()
-		case <-callCtx.Done():
+		if !p.rt.take(sem.ch, callCtx.Done()) {
 			if errors.Is(ctx.Err(), context.Canceled) {
 				return nil, newError(abi.ErrCancelled, ctx.Err(), "the call was cancelled before it started")
 			}
@@ -58,6 +57,7 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) ([]byt
 				"the tool is busy: %s %d concurrent calls were taken and none finished within the time limit", sem.scope, sem.n).
 				with("concurrency", sem.n)
 		}
+		defer func() { <-sem.ch }()
 	}
 
 	res, rerr := p.reserve(ctx, callCtx)
