@@ -33,7 +33,8 @@ func (p *Plugin) MaxInput() int {
 // ctx carries the caller's cancellation (a client's cancel request or a
 // dropped connection) and, through WithCallbacks, where guest notifications
 // go.
-func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) ([]byte, *Error) {
+func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out []byte, cerr *Error) {
+	defer func() { recordFrom(ctx).note(out, cerr) }()
 	if len(input) > p.MaxInput() {
 		return nil, newError(abi.ErrInputTooBig, nil,
 			"the input is %s, more than this tool accepts (%s with its memory limit of %s)",

@@ -1,6 +1,11 @@
 package plugin
 
-import "sync/atomic"
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+)
 
 // Stats is a snapshot of the sandbox's load across every plugin of a
 // Runtime, for metrics. Each field is read on its own, so the fields are
@@ -66,3 +71,38 @@ func (rt *Runtime) take(sem chan struct{}, done <-chan struct{}) bool {
 // SHA256 returns the hex SHA256 digest of the plugin's file as it was
 // loaded (before any rewrite), for audit records.
 func (p *Plugin) SHA256() string { return p.digest }
+
+// CallRecord tells a caller what happened in the sandbox during a call,
+// whatever the layers above make of it (a failed resource read reaches the
+// client as a message, without its category). Invoke fills the record its
+// context carries (see WithRecord).
+type CallRecord struct {
+	// Category is the failure's category; empty when the call succeeded.
+	Category abi.ErrorCategory
+	// OutputBytes is the size of the guest's output.
+	OutputBytes int
+}
+
+type recordKey struct{}
+
+// WithRecord returns a context whose Invoke fills r. One record is meant
+// for one call; a second Invoke with the same context overwrites it.
+func WithRecord(ctx context.Context, r *CallRecord) context.Context {
+	return context.WithValue(ctx, recordKey{}, r)
+}
+
+func recordFrom(ctx context.Context) *CallRecord {
+	r, _ := ctx.Value(recordKey{}).(*CallRecord)
+	return r
+}
+
+func (r *CallRecord) note(out []byte, err *Error) {
+	if r == nil {
+		return
+	}
+	r.OutputBytes = len(out)
+	r.Category = ""
+	if err != nil {
+		r.Category = err.Category
+	}
+}

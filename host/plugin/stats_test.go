@@ -118,3 +118,23 @@ func TestPluginSHA256(t *testing.T) {
 		t.Fatalf("SHA256() = %q, want %q", got, want)
 	}
 }
+
+// Invoke fills the CallRecord its context carries: the output's size, or
+// the failure's category.
+func TestCallRecord(t *testing.T) {
+	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close(context.Background()) })
+	var rec plugin.CallRecord
+	ctx := plugin.WithRecord(context.Background(), &rec)
+	out, cerr := loadIn(t, rt, "echo", plugin.Config{}).Invoke(ctx, abi.ExportCallTool, []byte(`{"request":{"name":"echo","arguments":{}},"context":{}}`))
+	if cerr != nil || rec.Category != "" || rec.OutputBytes != len(out) || len(out) == 0 {
+		t.Fatalf("echo: record %+v, output %d bytes, err %v", rec, len(out), cerr)
+	}
+	_, cerr = loadIn(t, rt, "trap", plugin.Config{}).Invoke(ctx, abi.ExportCallTool, []byte(`{}`))
+	if cerr == nil || rec.Category != abi.ErrTrap || rec.OutputBytes != 0 {
+		t.Fatalf("trap: record %+v, err %v", rec, cerr)
+	}
+}
