@@ -109,4 +109,4 @@ func (h handler) Handle(ctx context.Context, r slog.Record) error {
 }
 
 func (h handler) WithAttrs(as []slog.Attr) slog.Handler { return handler{h.Handler.WithAttrs(as)} }
-func (h handler) WithGroup(name string) slog.Handler     { return handler{h.Handler.WithGroup(name)} }
+func (h handler) WithGroup(name string) slog.Handler    { return handler{h.Handler.WithGroup(name)} }
