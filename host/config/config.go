@@ -45,6 +45,11 @@ type Server struct {
 	MaxConnections  int      `toml:"max_connections"`
 	MaxBody         Size     `toml:"max_body"`
 	MaxBodyInFlight Size     `toml:"max_body_in_flight"`
+
+	// Admin serves /healthz, /readyz and /metrics on this address (see
+	// --admin); Audit is the [server.audit] table.
+	Admin string `toml:"admin"`
+	Audit Audit  `toml:"audit"`
 }
 
 // Defaults holds the [defaults] table: limits for plugins that set none.

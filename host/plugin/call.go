@@ -113,7 +113,7 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 		if r := recover(); r != nil {
 			o.err = fmt.Errorf("host panic during call: %v", r)
 			o.rc = 1
-			p.rt.logger.Error("host panic during call: a bug in mcpwasm or its libraries", "plugin", p.cfg.Name,
+			p.rt.logger.ErrorContext(ctx, "host panic during call: a bug in mcpwasm or its libraries", "plugin", p.cfg.Name,
 				"export", export, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		}
 		o.stderr = stderr.String()
@@ -151,7 +151,7 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 	}
 	defer inst.Close(context.Background())
 	inst.SetLogger(func(level extism.LogLevel, msg string) {
-		p.rt.logger.Debug("guest log", "plugin", p.cfg.Name, "level", level.String(), "msg", truncate(msg, 2000))
+		p.rt.logger.DebugContext(ctx, "guest log", "plugin", p.cfg.Name, "level", level.String(), "msg", truncate(msg, 2000))
 	})
 	exit.arm(true)
 	o.rc, out, o.err = inst.CallWithContext(ctx, export, input)
@@ -214,7 +214,7 @@ func (p *Plugin) logGuestOutput(ctx context.Context, export string, stdout, stde
 			continue
 		}
 		text := strings.TrimRight(s.w.String(), "\n")
-		p.rt.logger.Debug("guest output", "plugin", p.cfg.Name, "export", export, "stream", s.name,
+		p.rt.logger.DebugContext(ctx, "guest output", "plugin", p.cfg.Name, "export", export, "stream", s.name,
 			"text", truncate(text, 4000), "dropped_bytes", s.w.dropped)
 		if cb == nil {
 			continue

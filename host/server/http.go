@@ -79,6 +79,10 @@ type HTTPOptions struct {
 	IdleTimeout time.Duration
 	// MaxConns bounds the connections served at once (default 1024).
 	MaxConns int
+	// Routes are served beside /mcp by ServeHTTPOn, without
+	// authentication but with the Host check (for the operator's
+	// endpoints, when they have no listener of their own: see OpsHandler).
+	Routes map[string]http.Handler
 }
 
 func (o *HTTPOptions) defaults() {
@@ -438,6 +442,9 @@ func (s *Server) ServeHTTPOn(ctx context.Context, ln net.Listener, o HTTPOptions
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.HTTPHandler(o))
+	for path, h := range o.Routes {
+		mux.Handle(path, hostChecked(o, h))
+	}
 	hs := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: o.ReadHeaderTimeout,

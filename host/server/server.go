@@ -65,6 +65,7 @@ type Server struct {
 	lists     listState
 	refresh   refresher
 	roots     sessionRoots
+	failed    failures
 	stateKey  []byte
 }
 
@@ -107,7 +108,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		so.SubscribeHandler, so.UnsubscribeHandler = s.subscribe, s.unsubscribe
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.codes, s.noteSessions, s.waitReady, s.track)
+	s.mcp.AddReceivingMiddleware(s.codes, s.noteSessions, s.waitReady, s.track, s.observe)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	return s
 }
@@ -183,7 +184,7 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 			}
 		}
 		if res.IsError {
-			s.logger.Info("tool call failed", "tool", t.Def.Name, "meta", res.Meta)
+			s.logger.InfoContext(ctx, "tool call failed", "tool", t.Def.Name, "meta", res.Meta)
 		}
 		return res, nil
 	}
