@@ -13,8 +13,11 @@ import (
 )
 
 // CodeForbidden is the JSON-RPC error code of a tool call refused because
-// the caller's token lacks the scope the tool needs.
-const CodeForbidden = -32003
+// the caller's token lacks the scope the tool needs. It is in the range
+// JSON-RPC leaves to servers, clear of go-sdk's -32003/-32004 (client and
+// server closing, which its client treats as a closed connection) and of
+// the codes MCP defines (-32002, -3202x, -32042).
+const CodeForbidden = -32030
 
 // RequireScopes applies a scope policy to authenticated requests: a tool
 // whose plugin or name needs a scope the caller's token lacks is left out
