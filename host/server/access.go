@@ -66,6 +66,16 @@ func (a *AccessOptions) defaults() {
 	}
 }
 
+// CheckExposure refuses to serve addr (HOST:PORT; an empty host is
+// 127.0.0.1, as in ListenHTTP) when it is not a loopback address and a has
+// no Verifier, unless a.InsecureNoAuth. ServeHTTPOn checks it too.
+func CheckExposure(addr string, a AccessOptions) error {
+	if host, _, err := net.SplitHostPort(addr); err == nil && host == "" {
+		return nil
+	}
+	return checkExposure(addr, a)
+}
+
 // checkExposure refuses to serve a non-loopback address without
 // authentication, unless the operator said so.
 func checkExposure(addr string, a AccessOptions) error {

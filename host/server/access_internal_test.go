@@ -73,8 +73,9 @@ func TestCheckExposure(t *testing.T) {
 		{"192.0.2.7:8080", AccessOptions{}, false},
 		{"0.0.0.0:8080", AccessOptions{InsecureNoAuth: true}, true},
 		{"0.0.0.0:8080", verifier(), true},
+		{":8080", AccessOptions{}, true}, // ListenHTTP's default host is 127.0.0.1
 	} {
-		err := checkExposure(tc.addr, tc.o)
+		err := CheckExposure(tc.addr, tc.o)
 		if (err == nil) != tc.ok {
 			t.Errorf("%s %+v: %v", tc.addr, tc.o, err)
 		}
