@@ -27,6 +27,9 @@ import (
 //   - Rate: each principal (the token's name or subject; the client's IP
 //     without authentication) has a token bucket of Rate requests per
 //     second and Burst; over it, 429 with Retry-After.
+//   - Failed authentications: each is charged to the client IP's own
+//     bucket (same Rate and Burst); once it is empty, requests from that IP
+//     get 429 before any token is verified.
 //   - Concurrency: at most SessionConcurrency POSTs of one session and
 //     PrincipalConcurrency of one principal are handled at once; over
 //     either, 429 with Retry-After: 1. GET streams are not counted.
@@ -173,12 +176,20 @@ func (a *access) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a.limit(w, r, nil)
 		return
 	}
+	// Failed authentications are charged to the client's IP: once its
+	// bucket is empty, it is refused before any token is verified.
+	failKey := "authfail:" + clientIP(r)
+	if retry, over := a.exhausted(failKey); over {
+		a.refuse(w, r, "", retry, "rate limit: too many failed authentications from "+clientIP(r))
+		return
+	}
 	st := &authState{w: w}
 	r = r.WithContext(context.WithValue(r.Context(), authStateKey{}, st))
 	a.auth.ServeHTTP(&challenge{ResponseWriter: w, st: st, o: &a.o}, r)
 	if st.reached {
 		return
 	}
+	a.charge(failKey)
 	reason := st.reason
 	var who string
 	switch {
@@ -237,30 +248,15 @@ func (c *challenge) Write(b []byte) (int, error) {
 
 // limit applies the rate and concurrency bounds, then serves.
 func (a *access) limit(w http.ResponseWriter, r *http.Request, info *auth.TokenInfo) {
-	key, who := "", ""
+	key, who := "ip:"+clientIP(r), ""
 	if info != nil {
 		key, who = "principal:"+info.UserID, info.UserID
-	} else {
-		host, _, err := net.SplitHostPort(r.RemoteAddr)
-		if err != nil {
-			host = r.RemoteAddr
-		}
-		key = "ip:" + host
 	}
 	counted := r.Method == http.MethodPost
 	sid := r.Header.Get("Mcp-Session-Id")
 	now := time.Now()
 	a.mu.Lock()
-	p := a.principals[key]
-	if p == nil {
-		a.sweep(now)
-		lim := rate.NewLimiter(rate.Limit(a.o.Rate), a.o.Burst)
-		if a.o.Rate < 0 {
-			lim = rate.NewLimiter(rate.Inf, 0)
-		}
-		p = &principal{lim: lim}
-		a.principals[key] = p
-	}
+	p := a.principal(key, now)
 	res := p.lim.ReserveN(now, 1)
 	if delay := res.DelayFrom(now); !res.OK() || delay > 0 {
 		res.CancelAt(now)
@@ -301,6 +297,59 @@ func (a *access) limit(w http.ResponseWriter, r *http.Request, info *auth.TokenI
 		}()
 	}
 	a.next.ServeHTTP(w, r)
+}
+
+// principal returns key's entry, made on first use. a.mu is held.
+func (a *access) principal(key string, now time.Time) *principal {
+	p := a.principals[key]
+	if p == nil {
+		a.sweep(now)
+		lim := rate.NewLimiter(rate.Limit(a.o.Rate), a.o.Burst)
+		if a.o.Rate < 0 {
+			lim = rate.NewLimiter(rate.Inf, 0)
+		}
+		p = &principal{lim: lim}
+		a.principals[key] = p
+	}
+	return p
+}
+
+// exhausted reports whether key's bucket is empty, and in how many
+// seconds it has a token again.
+func (a *access) exhausted(key string) (string, bool) {
+	if a.o.Rate < 0 {
+		return "", false
+	}
+	now := time.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	p, ok := a.principals[key]
+	if !ok {
+		return "", false
+	}
+	tokens := p.lim.TokensAt(now)
+	if tokens >= 1 {
+		return "", false
+	}
+	return strconv.Itoa(max(1, int(math.Ceil((1-tokens)/a.o.Rate)))), true
+}
+
+// charge takes a token from key's bucket, if it has one.
+func (a *access) charge(key string) {
+	now := time.Now()
+	a.mu.Lock()
+	a.principal(key, now).lim.AllowN(now, 1)
+	a.mu.Unlock()
+}
+
+// clientIP is the address the request came from (no proxy header is
+// trusted).
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 // maxIdlePrincipals is how many principals are tracked before idle ones

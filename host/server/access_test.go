@@ -365,3 +365,25 @@ func TestHTTPBodyCapAfterAuth(t *testing.T) {
 		}
 	}
 }
+
+// Failed authentications are charged to the client IP: once its bucket is
+// empty, the IP is answered 429 before any token is verified.
+func TestHTTPAuthFailuresLimited(t *testing.T) {
+	toks := staticTokens(t, "a 0123456789abcdef0123\n")
+	rec := &events{}
+	srv := auditedServer(t, rec)
+	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Verifier: toks.Verify,
+		Rate: 0.001, Burst: 2}}) + "/mcp"
+	for i := range 2 {
+		if code, _, _ := postInit(t, url, "wrong-token-000000000"); code != http.StatusUnauthorized {
+			t.Fatalf("failure %d: %d, want 401", i+1, code)
+		}
+	}
+	if code, _, body := postInit(t, url, "0123456789abcdef0123"); code != http.StatusTooManyRequests ||
+		!strings.Contains(body, "failed authentications from 127.0.0.1") {
+		t.Fatalf("after 2 failures: %d %s, want 429", code, body)
+	}
+	if d := rec.denials(audit.DenyRateLimit); len(d) != 1 {
+		t.Fatalf("audit %+v", d)
+	}
+}
