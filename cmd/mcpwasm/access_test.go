@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"github.com/mcpwasm/mcpwasm/internal/testissuer"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -80,5 +83,66 @@ func TestServeStaticTokens(t *testing.T) {
 	out, err := exec.CommandContext(ctx, binary, "serve", "--config", cfg, "--http", "127.0.0.1:0", fixture.Path(t, "echo")).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "tokens:1:") {
 		t.Fatalf("a bad tokens file: %v\n%s", err, out)
+	}
+}
+
+// The real binary as an OAuth resource server: a JWT from the in-process
+// issuer, for this resource, calls a tool through go-sdk's client; one for
+// another audience gets 401 naming the metadata, which is served.
+func TestServeOAuth(t *testing.T) {
+	iss := testissuer.New(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	const resource = "https://mcp.example.com/mcp"
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`[server.auth]
+resource = %q
+[server.auth.oauth]
+issuer = %q
+jwks_url = %q
+[server.auth.tool_scopes]
+echo_echo = "echo"
+`, resource, iss.URL, iss.JWKSURL)), 0o600)
+	url := httpServe(t, "--config", cfg, fixture.Path(t, "echo"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	connect := func(token string) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+			Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{token}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	cs := connect(iss.Sign(t, iss.Claims("alice", resource, "echo")))
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"text": "hi"}})
+	if err != nil || res.IsError {
+		t.Fatalf("echo with a valid JWT: %+v, %v", res, err)
+	}
+	noScope := connect(iss.Sign(t, iss.Claims("bob", resource, "")))
+	if lt, err := noScope.ListTools(ctx, nil); err != nil || len(lt.Tools) != 0 {
+		t.Fatalf("a token without the echo scope lists %+v, %v", lt, err)
+	}
+
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+iss.Sign(t, iss.Claims("alice", "https://other.example/mcp", "echo")))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ch := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != 401 ||
+		!strings.Contains(ch, `resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"`) {
+		t.Fatalf("wrong audience: %d %q", resp.StatusCode, ch)
+	}
+	md, err := http.Get(strings.TrimSuffix(url, "/mcp") + "/.well-known/oauth-protected-resource/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(md.Body)
+	md.Body.Close()
+	if md.StatusCode != 200 || !strings.Contains(string(body), `"authorization_servers":["`+iss.URL+`"]`) {
+		t.Fatalf("metadata: %d %s", md.StatusCode, body)
 	}
 }
