@@ -387,3 +387,54 @@ func TestHTTPAuthFailuresLimited(t *testing.T) {
 		t.Fatalf("audit %+v", d)
 	}
 }
+
+// A plugin's scope also gates its prompts, resources and templates: left
+// out of the lists, and a get or read is refused with CodeForbidden.
+func TestHTTPScopesGatePromptsAndResources(t *testing.T) {
+	toks := staticTokens(t, "full 0123456789abcdef0123 conf\nnone fedcba9876543210fedc\n")
+	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
+	srv.RequireScopes(bearer.Policy{Plugins: map[string]string{"conformance": "conf"}})
+	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
+	ctx := context.Background()
+	counts := func(cs *mcp.ClientSession) [4]int {
+		lt, err1 := cs.ListTools(ctx, nil)
+		lp, err2 := cs.ListPrompts(ctx, nil)
+		lr, err3 := cs.ListResources(ctx, nil)
+		lrt, err4 := cs.ListResourceTemplates(ctx, nil)
+		if err := errors.Join(err1, err2, err3, err4); err != nil {
+			t.Fatal(err)
+		}
+		return [4]int{len(lt.Tools), len(lp.Prompts), len(lr.Resources), len(lrt.ResourceTemplates)}
+	}
+	full, err := clientWith(url, "0123456789abcdef0123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	if c := counts(full); c[0] == 0 || c[1] == 0 || c[2] == 0 || c[3] == 0 {
+		t.Fatalf("with the scope: tools, prompts, resources, templates = %v; want all non-zero", c)
+	}
+	if _, err := full.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_simple_prompt"}); err != nil {
+		t.Fatalf("prompt with the scope: %v", err)
+	}
+	none, err := clientWith(url, "fedcba9876543210fedc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer none.Close()
+	if c := counts(none); c != [4]int{} {
+		t.Fatalf("without the scope: %v, want nothing listed", c)
+	}
+	forbidden := func(what string, err error) {
+		var rpcErr *jsonrpc.Error
+		if !errors.As(err, &rpcErr) || rpcErr.Code != server.CodeForbidden || !strings.Contains(rpcErr.Message, `scope "conf"`) {
+			t.Errorf("%s without the scope: %v, want error %d", what, err, server.CodeForbidden)
+		}
+	}
+	_, err = none.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_simple_prompt"})
+	forbidden("prompts/get", err)
+	_, err = none.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-text"})
+	forbidden("resources/read", err)
+	_, err = none.CallTool(ctx, &mcp.CallToolParams{Name: "test_simple_text", Arguments: map[string]any{}})
+	forbidden("tools/call", err)
+}
