@@ -124,6 +124,7 @@ type access struct {
 	mu         sync.Mutex
 	principals map[string]*principal
 	sessions   map[string]int
+	lastWarn   time.Time // of a refusal logged at warn (see quiet)
 }
 
 type principal struct {
@@ -201,7 +202,7 @@ func (a *access) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case reason == "":
 		reason = "no bearer token"
 	}
-	a.srv.deny(audit.DenyAuth, who, r.RemoteAddr, reason)
+	a.srv.deny(audit.DenyAuth, who, r.RemoteAddr, reason, a.quiet())
 }
 
 // challenge rewrites go-sdk's WWW-Authenticate on a refusal so that it
@@ -367,9 +368,23 @@ func (a *access) sweep(now time.Time) {
 	}
 }
 
+// quiet reports whether a refusal should be logged at debug level: every
+// refusal is audited, but the log gets at most one a second at warn level,
+// so a flood of bad requests cannot flood stderr too.
+func (a *access) quiet() bool {
+	now := time.Now()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if now.Sub(a.lastWarn) < time.Second {
+		return true
+	}
+	a.lastWarn = now
+	return false
+}
+
 // refuse answers 429 with Retry-After and records the refusal.
 func (a *access) refuse(w http.ResponseWriter, r *http.Request, who, retry, reason string) {
-	a.srv.deny(audit.DenyRateLimit, who, r.RemoteAddr, reason)
+	a.srv.deny(audit.DenyRateLimit, who, r.RemoteAddr, reason, a.quiet())
 	w.Header().Set("Retry-After", retry)
 	rpcError(w, http.StatusTooManyRequests, nil, -32000, reason+"; retry after "+retry+"s")
 }

@@ -40,7 +40,7 @@ func (s *Server) RequireScopes(p bearer.Policy) {
 			if plugin, tool, what, ok := s.target(req); ok {
 				if miss := p.Missing(info, plugin, tool); miss != "" {
 					reason := fmt.Sprintf("%s needs scope %q, which the token of %q lacks", what, miss, info.UserID)
-					s.deny(audit.DenyAuth, info.UserID, "", reason, slog.String("method", method))
+					s.deny(audit.DenyAuth, info.UserID, "", reason, false, slog.String("method", method))
 					return nil, &jsonrpc.Error{Code: CodeForbidden, Message: reason}
 				}
 			}
@@ -151,12 +151,17 @@ func tokenInfo(req mcp.Request) *auth.TokenInfo {
 	return nil
 }
 
-// deny records a refusal in the audit log and the server log.
-func (s *Server) deny(kind, principal, remote, reason string, attrs ...slog.Attr) {
+// deny records a refusal in the audit log and the server log (at debug
+// level when quiet, else warn).
+func (s *Server) deny(kind, principal, remote, reason string, quiet bool, attrs ...slog.Attr) {
 	s.opts.Audit.Record(audit.Event{Kind: audit.KindDenial, Denial: kind, Principal: principal, Remote: remote, Reason: reason})
 	args := []any{"denial", kind, "principal", principal, "remote", remote, "reason", reason}
 	for _, a := range attrs {
 		args = append(args, a)
 	}
-	s.logger.Warn("request refused", args...)
+	level := slog.LevelWarn
+	if quiet {
+		level = slog.LevelDebug
+	}
+	s.logger.Log(context.Background(), level, "request refused", args...)
 }
