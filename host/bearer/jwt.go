@@ -91,6 +91,11 @@ func NewJWT(ctx context.Context, o OAuth) (*JWT, error) {
 	keys, err := keyfunc.NewDefaultOverrideCtx(ctx, []string{o.JWKSURL}, keyfunc.Override{
 		Client:      o.Client,
 		HTTPTimeout: 10 * time.Second,
+		// A token naming an unknown key refreshes the JWKS at most every 5
+		// minutes; a request waits at most this long for its turn (and the
+		// fetch), instead of keyfunc's minute, so forged kids cannot hold
+		// requests long.
+		RateLimitWaitMax: 10 * time.Second,
 		RefreshErrorHandlerFunc: func(u string) func(context.Context, error) {
 			return func(_ context.Context, err error) {
 				logger.Error("could not fetch the issuer's JWKS", "url", u, "err", err)
