@@ -168,3 +168,23 @@ func TestPolicy(t *testing.T) {
 		}
 	}
 }
+
+// When the issuer rotates its key, a token naming the new key id makes the
+// verifier fetch the JWKS again and is accepted; one signed by the retired
+// key is refused.
+func TestJWTKeyRotation(t *testing.T) {
+	iss := testissuer.New(t)
+	v := newJWT(t, iss)
+	ctx := context.Background()
+	old := iss.Sign(t, iss.Claims("alice", resource, ""))
+	if _, err := v.Verify(ctx, old, nil); err != nil {
+		t.Fatal(err)
+	}
+	iss.Rotate(t, "test-key-2")
+	if _, err := v.Verify(ctx, iss.Sign(t, iss.Claims("alice", resource, "")), nil); err != nil {
+		t.Fatalf("a token from the new key: %v", err)
+	}
+	if _, err := v.Verify(ctx, old, nil); err == nil {
+		t.Fatal("a token from the retired key was accepted after the refresh")
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,14 +24,37 @@ type Issuer struct {
 	URL string
 	// JWKSURL is where the keys are published.
 	JWKSURL string
-	key     *ecdsa.PrivateKey
+
+	mu   sync.Mutex
+	key  *ecdsa.PrivateKey
+	kid  string
+	jwks []byte
 }
 
-// KeyID is the kid of the published key.
+// KeyID is the kid of the key published first.
 const KeyID = "test-key-1"
 
 // New starts an issuer, closed when the test ends.
 func New(t testing.TB) *Issuer {
+	t.Helper()
+	i := &Issuer{}
+	i.Rotate(t, KeyID)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/jwks.json", func(w http.ResponseWriter, r *http.Request) {
+		i.mu.Lock()
+		defer i.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(i.jwks)
+	})
+	hs := httptest.NewServer(mux)
+	t.Cleanup(hs.Close)
+	i.URL, i.JWKSURL = hs.URL, hs.URL+"/jwks.json"
+	return i
+}
+
+// Rotate replaces the signing key by a new one with key id kid, and
+// publishes only it.
+func (i *Issuer) Rotate(t testing.TB, kid string) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
@@ -43,17 +67,12 @@ func New(t testing.TB) *Issuer {
 	raw := pub.Bytes() // 0x04 || X || Y
 	b64 := base64.RawURLEncoding.EncodeToString
 	jwks, _ := json.Marshal(map[string]any{"keys": []map[string]string{{
-		"kty": "EC", "crv": "P-256", "kid": KeyID, "alg": "ES256", "use": "sig",
+		"kty": "EC", "crv": "P-256", "kid": kid, "alg": "ES256", "use": "sig",
 		"x": b64(raw[1:33]), "y": b64(raw[33:]),
 	}}})
-	mux := http.NewServeMux()
-	mux.HandleFunc("/jwks.json", func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(jwks)
-	})
-	hs := httptest.NewServer(mux)
-	t.Cleanup(hs.Close)
-	return &Issuer{URL: hs.URL, JWKSURL: hs.URL + "/jwks.json", key: key}
+	i.mu.Lock()
+	i.key, i.kid, i.jwks = key, kid, jwks
+	i.mu.Unlock()
 }
 
 // Claims returns valid claims for a subject and audience, expiring in an
@@ -71,7 +90,10 @@ func (i *Issuer) Claims(subject, audience, scope string) jwt.MapClaims {
 // Sign signs claims with the published key (ES256, kid KeyID).
 func (i *Issuer) Sign(t testing.TB, c jwt.MapClaims) string {
 	t.Helper()
-	return sign(t, i.key, c)
+	i.mu.Lock()
+	key, kid := i.key, i.kid
+	i.mu.Unlock()
+	return sign(t, key, kid, c)
 }
 
 // SignWithOtherKey signs claims with a key that is not published, under
@@ -82,7 +104,10 @@ func (i *Issuer) SignWithOtherKey(t testing.TB, c jwt.MapClaims) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return sign(t, other, c)
+	i.mu.Lock()
+	kid := i.kid
+	i.mu.Unlock()
+	return sign(t, other, kid, c)
 }
 
 // Unsigned returns the claims as an alg=none token.
@@ -97,9 +122,9 @@ func Unsigned(t testing.TB, c jwt.MapClaims) string {
 	return s
 }
 
-func sign(t testing.TB, key *ecdsa.PrivateKey, c jwt.MapClaims) string {
+func sign(t testing.TB, key *ecdsa.PrivateKey, kid string, c jwt.MapClaims) string {
 	tok := jwt.NewWithClaims(jwt.SigningMethodES256, c)
-	tok.Header["kid"] = KeyID
+	tok.Header["kid"] = kid
 	s, err := tok.SignedString(key)
 	if err != nil {
 		t.Fatal(err)
