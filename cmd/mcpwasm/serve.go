@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
@@ -42,6 +43,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		hosts     stringList
 		maxSess   = fs.Int("max-sessions", 0, "HTTP: most live sessions; a new one over it gets 503 (default 1000)")
 		sessIdle  = fs.Duration("session-timeout", 0, "HTTP: close a session idle this long (default 30m)")
+		insecure  = fs.Bool("insecure-no-auth", false, "HTTP: allow serving a non-loopback address without [server.auth] (e.g. behind an authenticating proxy)")
 	)
 	lf.register(fs)
 	fs.Var(&hosts, "allowed-host", "HTTP: accept this Host header (name or name:port; repeatable); needed beyond loopback against DNS rebinding")
@@ -118,6 +120,17 @@ func cmdServe(args []string, stderr io.Writer) int {
 	if *benchNative {
 		srv.AddNativeEcho()
 	}
+	var access server.AccessOptions
+	if *httpAddr != "" {
+		var policy bearer.Policy
+		if access, policy, err = accessOptions(ctx, *httpAddr, cfg, *insecure, logger); err != nil {
+			fmt.Fprintln(stderr, "mcpwasm:", err)
+			return 2
+		}
+		srv.RequireScopes(policy)
+	} else if cfg.Server.Auth.Enabled() {
+		logger.Warn("[server.auth] applies to HTTP only; stdio is not authenticated")
+	}
 
 	// Plugins load in the background: the handshake is answered at once;
 	// a request for a plugin's tool waits for that plugin, a list for all.
@@ -151,7 +164,9 @@ func cmdServe(args []string, stderr io.Writer) int {
 		cancelRun()
 	}()
 	if *httpAddr != "" {
-		err = serveHTTP(runCtx, srv, *httpAddr, httpOptions(cfg, *stateless, hosts, *maxSess, *sessIdle))
+		o := httpOptions(cfg, *stateless, hosts, *maxSess, *sessIdle)
+		o.Access = access
+		err = serveHTTP(runCtx, srv, *httpAddr, o)
 	} else {
 		logger.Info("serving MCP over stdio", "plugins", len(specs))
 		err = srv.ServeStdio(runCtx, server.StdioOptions{Out: stdioOut, DrainTimeout: drainFor + time.Second})

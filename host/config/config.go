@@ -45,6 +45,10 @@ type Server struct {
 	MaxConnections  int      `toml:"max_connections"`
 	MaxBody         Size     `toml:"max_body"`
 	MaxBodyInFlight Size     `toml:"max_body_in_flight"`
+
+	// Auth and Limits: [server.auth] and [server.limits] (see auth.go).
+	Auth   Auth   `toml:"auth"`
+	Limits Limits `toml:"limits"`
 }
 
 // Defaults holds the [defaults] table: limits for plugins that set none.
@@ -223,6 +227,9 @@ func (c *Config) check(data []byte) error {
 	}
 	if c.Server.MaxSessions < 0 || c.Server.MaxConnections < 0 {
 		return errors.New("[server] max_sessions and max_connections must be positive")
+	}
+	if err := c.Server.checkAccess(); err != nil {
+		return err
 	}
 	return checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput, c.Defaults.Concurrency)
 }

@@ -79,6 +79,8 @@ type HTTPOptions struct {
 	IdleTimeout time.Duration
 	// MaxConns bounds the connections served at once (default 1024).
 	MaxConns int
+	// Access decides who may call and how much (see access.go).
+	Access AccessOptions
 }
 
 func (o *HTTPOptions) defaults() {
@@ -128,6 +130,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	})
 	g := &httpGuard{srv: s, o: o, next: withRequestID(h, o.MaxBodyBytes),
 		origins: http.NewCrossOriginProtection(), budget: o.MaxBodyBytesInFlight}
+	g.inner = s.protect(http.HandlerFunc(g.serveBody), o.Access)
 	return g
 }
 
@@ -136,6 +139,7 @@ type httpGuard struct {
 	srv     *Server
 	o       HTTPOptions
 	next    http.Handler
+	inner   http.Handler // authentication and limits, then serveBody
 	origins *http.CrossOriginProtection
 
 	mu       sync.Mutex
@@ -157,6 +161,11 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, "Forbidden: "+err.Error())
 		return
 	}
+	g.inner.ServeHTTP(w, r)
+}
+
+// serveBody reads and checks a POST body, then hands the request to go-sdk.
+func (g *httpGuard) serveBody(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
 		g.next.ServeHTTP(w, r)
 		return
@@ -433,11 +442,15 @@ func ListenHTTP(addr string) (net.Listener, error) {
 // shuts down, letting requests in progress finish for up to 30 seconds.
 func (s *Server) ServeHTTPOn(ctx context.Context, ln net.Listener, o HTTPOptions) error {
 	o.defaults()
+	if err := checkExposure(ln.Addr().String(), o.Access); err != nil {
+		return err
+	}
 	if !isLoopback(ln.Addr().String()) && len(o.AllowedHosts) == 0 {
 		s.logger.Warn("serving HTTP beyond loopback with no allowed_hosts: any Host header is accepted (DNS rebinding is possible); set allowed_hosts or --allowed-host")
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.HTTPHandler(o))
+	mountMetadata(mux, o.Access)
 	hs := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: o.ReadHeaderTimeout,
