@@ -43,6 +43,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		hosts     stringList
 		maxSess   = fs.Int("max-sessions", 0, "HTTP: most live sessions; a new one over it gets 503 (default 1000)")
 		sessIdle  = fs.Duration("session-timeout", 0, "HTTP: close a session idle this long (default 30m)")
+		keyFile   = fs.String("state-key-file", "", "HTTP: sign multi round-trip requestState with the key in FILE, shared by all replicas (else $MCPWASM_STATE_KEY, else a random key)")
 		insecure  = fs.Bool("insecure-no-auth", false, "HTTP: allow serving a non-loopback address without [server.auth] (e.g. behind an authenticating proxy)")
 	)
 	lf.register(fs)
@@ -114,9 +115,14 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 1
 	}
+	key, err := stateKey(*keyFile, cfg.Server.StateKeyFile, cfg.File, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 2
+	}
 	reg := registry.New()
 	name := cfg.Server.Name
-	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger, Features: scanFeatures(specs, logger)})
+	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger, StateKey: key, Features: scanFeatures(specs, logger)})
 	if *benchNative {
 		srv.AddNativeEcho()
 	}
@@ -155,6 +161,13 @@ func cmdServe(args []string, stderr io.Writer) int {
 	go func() {
 		<-ctx.Done()
 		logger.Info("shutting down: waiting for in-flight calls")
+		if *httpAddr != "" {
+			// The listener closes first and every request already
+			// received is answered (HTTPOptions.ShutdownTimeout): behind a
+			// load balancer, refusing them would lose answers.
+			cancelRun()
+			return
+		}
 		drainCtx, cancel := context.WithTimeout(context.Background(), drainFor+time.Second)
 		srv.Drain(drainCtx)
 		cancel()
@@ -166,6 +179,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	if *httpAddr != "" {
 		o := httpOptions(cfg, *stateless, hosts, *maxSess, *sessIdle)
 		o.Access = access
+		o.ShutdownTimeout = drainFor + time.Second
 		err = serveHTTP(runCtx, srv, *httpAddr, o)
 	} else {
 		logger.Info("serving MCP over stdio", "plugins", len(specs))

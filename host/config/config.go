@@ -31,6 +31,9 @@ type Server struct {
 	HTTP string `toml:"http"`
 	// Stateless selects stateless HTTP (required by 2026-07-28 clients).
 	Stateless bool `toml:"stateless"`
+	// StateKeyFile holds the key that signs requestState, shared by all
+	// replicas behind one load balancer (see --state-key-file).
+	StateKeyFile string `toml:"state_key_file"`
 	// CacheDir holds compiled plugins; "off" disables the disk cache.
 	CacheDir string `toml:"cache_dir"`
 	// Roots are folders granted read-only to every plugin (see --root).

@@ -79,6 +79,11 @@ type HTTPOptions struct {
 	IdleTimeout time.Duration
 	// MaxConns bounds the connections served at once (default 1024).
 	MaxConns int
+	// ShutdownTimeout is how long requests already received may run once
+	// ctx ends (default 30s): the listener closes at once, so a load
+	// balancer's next connection goes to another replica, and no request
+	// that arrived is refused.
+	ShutdownTimeout time.Duration
 	// Access decides who may call and how much (see access.go).
 	Access AccessOptions
 }
@@ -102,6 +107,7 @@ func (o *HTTPOptions) defaults() {
 	dur(&o.ReadHeaderTimeout, 10*time.Second)
 	dur(&o.BodyGrace, 10*time.Second)
 	dur(&o.IdleTimeout, 2*time.Minute)
+	dur(&o.ShutdownTimeout, 30*time.Second)
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = 1000
 	}
@@ -470,7 +476,7 @@ func (s *Server) ServeHTTPOn(ctx context.Context, ln net.Listener, o HTTPOptions
 		return err
 	case <-ctx.Done():
 	}
-	shutCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	shutCtx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
 	defer cancel()
 	if err := hs.Shutdown(shutCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err
