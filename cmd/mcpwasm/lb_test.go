@@ -35,7 +35,7 @@ type hop struct {
 	RequestState bool // params carried a requestState (the second half of a round trip)
 }
 
-func newRoundRobin(t *testing.T, backends ...string) (*roundRobin, string) {
+func newRoundRobin(t testing.TB, backends ...string) (*roundRobin, string) {
 	lb := &roundRobin{backends: backends, down: map[int]bool{},
 		// No keep-alive: a replica that stops listening is seen at the
 		// next dial, before anything is sent.

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -200,4 +202,53 @@ func TestScaleOut(t *testing.T) {
 			f, k, workers, afterStop.Load(), errs)
 	}
 	t.Logf("%d calls answered; %d attempts failed on the killed replica and were retried", done.Load(), failures.Load())
+}
+
+// BenchmarkScaleOut: echo calls per second through the round-robin
+// balancer to 1 and to 3 replicas, 8 clients calling at once. On a 2-core
+// machine the replicas share the same cores, so this measures the cost of
+// spreading, not the gain of more machines.
+//
+//	go test -run '^$' -bench ScaleOut ./cmd/mcpwasm
+func BenchmarkScaleOut(b *testing.B) {
+	kf := writeStateKey(b, strings.Repeat("0123456789abcdef", 4))
+	// Every request comes from the balancer's address: without
+	// authentication the per-IP rate limit would be the balancer's.
+	cfg := filepath.Join(b.TempDir(), "mcpwasm.toml")
+	if err := os.WriteFile(cfg, []byte("[server.limits]\nrate = -1\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1, 3} {
+		b.Run(fmt.Sprintf("replicas=%d", n), func(b *testing.B) {
+			urls, _ := startReplicas(b, n, "--state-key-file", kf, "--config", cfg)
+			lb, front := newRoundRobin(b, urls...)
+			lb.client = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}} // no replica stops here
+			var samples atomic.Int32
+			clients := make(chan *mcp.ClientSession, 8)
+			for range cap(clients) {
+				clients <- statelessClient(b, front, &samples)
+			}
+			ctx := context.Background()
+			for range n { // every replica has loaded its plugins
+				cs := <-clients
+				if err := echoCall(ctx, cs, "warm"); err != nil {
+					b.Fatal(err)
+				}
+				clients <- cs
+			}
+			b.SetParallelism(max(1, cap(clients)/runtime.GOMAXPROCS(0)))
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				cs := <-clients
+				defer func() { clients <- cs }()
+				for pb.Next() {
+					if err := echoCall(ctx, cs, "x"); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+		})
+	}
 }
