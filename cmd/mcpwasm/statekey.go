@@ -38,7 +38,7 @@ func stateKey(flagPath, cfgPath, cfgFile string, logger *slog.Logger) ([]byte, e
 		if err != nil {
 			return nil, fmt.Errorf("state key: %v", err)
 		}
-		if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o077 != 0 {
+		if st, err := os.Stat(path); err == nil && st.Mode().Perm()&0o007 != 0 { // as for the tokens file
 			logger.Warn("state key file is readable by others: chmod 600 it", "file", path, "mode", st.Mode().Perm().String())
 		}
 		key, from = bytes.TrimSpace(b), "state key file "+path

@@ -117,6 +117,10 @@ func TestStaticTokens(t *testing.T) {
 			t.Errorf("token %q: %v", bad, err)
 		}
 	}
+	os.Chmod(path, 0o640) // the group may read (a Kubernetes secret's fsGroup)
+	if _, warn, _ := bearer.LoadTokens(path); warn != "" {
+		t.Errorf("a group-readable file: warning %q", warn)
+	}
 	os.Chmod(path, 0o644)
 	if _, warn, _ := bearer.LoadTokens(path); !strings.Contains(warn, "readable by others") {
 		t.Errorf("a world-readable file: warning %q", warn)

@@ -54,7 +54,7 @@ func LoadTokens(path string) (t *Tokens, warning string, err error) {
 		return nil, "", fmt.Errorf("tokens file: %w", err)
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o077 != 0 {
+	if st, err := f.Stat(); err == nil && st.Mode().Perm()&0o007 != 0 { // not the group: on Kubernetes it is the pod's fsGroup
 		warning = fmt.Sprintf("tokens file %s is readable by others (mode %v): chmod 600 it", path, st.Mode().Perm())
 	}
 	t, err = ParseTokens(f, path)
