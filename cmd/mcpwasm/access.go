@@ -21,6 +21,7 @@ func accessOptions(ctx context.Context, addr string, cfg *config.Config, insecur
 	o := server.AccessOptions{InsecureNoAuth: insecure, RequiredScopes: a.RequiredScopes, Rate: l.Rate, Burst: l.Burst,
 		SessionConcurrency: l.SessionConcurrency, PrincipalConcurrency: l.PrincipalConcurrency}
 	policy := bearer.Policy{Plugins: a.PluginScopes, Tools: a.ToolScopes}
+	o.TrustedProxies, _ = l.Proxies() // checked by config.Parse
 	var verifiers []auth.TokenVerifier
 	if a.TokensFile != "" {
 		path := a.TokensFile

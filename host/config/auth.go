@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/netip"
 	"strings"
 )
 
@@ -56,6 +57,25 @@ type Limits struct {
 	// (default 64).
 	SessionConcurrency   int `toml:"session_concurrency"`
 	PrincipalConcurrency int `toml:"principal_concurrency"`
+	// TrustedProxies lists the addresses or CIDRs of the load balancers
+	// whose X-Forwarded-For header names the client.
+	TrustedProxies []string `toml:"trusted_proxies"`
+}
+
+// Proxies parses TrustedProxies: an address stands for itself alone.
+func (l Limits) Proxies() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, p := range l.TrustedProxies {
+		prefix, err := netip.ParsePrefix(p)
+		if ip, ipErr := netip.ParseAddr(p); ipErr == nil {
+			prefix, err = ip.Prefix(ip.BitLen())
+		}
+		if err != nil {
+			return nil, fmt.Errorf("[server.limits] trusted_proxies: %q is neither an IP address nor a CIDR", p)
+		}
+		out = append(out, prefix.Masked())
+	}
+	return out, nil
 }
 
 func (s *Server) checkAccess() error {
@@ -88,5 +108,6 @@ func (s *Server) checkAccess() error {
 	case l.Burst < 0 || l.SessionConcurrency < 0 || l.PrincipalConcurrency < 0:
 		return errors.New("[server.limits] burst, session_concurrency and principal_concurrency must be positive")
 	}
-	return nil
+	_, err := l.Proxies()
+	return err
 }

@@ -29,6 +29,7 @@ rate = 5.5
 burst = 10
 session_concurrency = 2
 principal_concurrency = 4
+trusted_proxies = ["10.0.0.0/8", "192.0.2.7", "::ffff:0:0/96"]
 `))
 	if err != nil {
 		t.Fatal(err)
@@ -39,11 +40,15 @@ principal_concurrency = 4
 		l.SessionConcurrency != 2 || l.PrincipalConcurrency != 4 {
 		t.Fatalf("decoded %+v %+v", a, l)
 	}
+	if p, err := l.Proxies(); err != nil || len(p) != 3 || p[1].String() != "192.0.2.7/32" {
+		t.Fatalf("trusted proxies %v %v", p, err)
+	}
 	for text, want := range map[string]string{
 		"[server.auth.oauth]\nissuer = \"https://a\"\n":                  "jwks_url, [server.auth] resource required",
 		"[server.auth.plugin_scopes]\nfs = \"files\"\n":                  "no tokens_file",
 		"[server.limits]\nrate = -2\n":                                   "rate",
 		"[server.limits]\nburst = -1\n":                                  "burst",
+		"[server.limits]\ntrusted_proxies = [\"lb.local\"]\n":            "\"lb.local\" is neither an IP address nor a CIDR",
 		"[server.auth]\ntoken_file = \"x\"\n":                            "unknown key",
 		"[server.auth]\ntokens_file = \"t\"\n[server.auth.oauth]\nx=1\n": "unknown key",
 	} {

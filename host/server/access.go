@@ -6,6 +6,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -52,6 +53,11 @@ type AccessOptions struct {
 	// at once (default 16 and 64).
 	SessionConcurrency   int
 	PrincipalConcurrency int
+	// TrustedProxies are the load balancers and proxies whose
+	// X-Forwarded-For is believed: behind them, the client IP (for the
+	// limits without authentication, and in the audit log) is the nearest
+	// untrusted address in that header. Empty: the connection's peer.
+	TrustedProxies []netip.Prefix
 }
 
 func (a *AccessOptions) defaults() {
@@ -179,9 +185,9 @@ func (a *access) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Failed authentications are charged to the client's IP: once its
 	// bucket is empty, it is refused before any token is verified.
-	failKey := "authfail:" + clientIP(r)
+	failKey := "authfail:" + a.clientIP(r)
 	if retry, over := a.exhausted(failKey); over {
-		a.refuse(w, r, "", retry, "rate limit: too many failed authentications from "+clientIP(r))
+		a.refuse(w, r, "", retry, "rate limit: too many failed authentications from "+a.clientIP(r))
 		return
 	}
 	st := &authState{w: w}
@@ -202,7 +208,7 @@ func (a *access) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case reason == "":
 		reason = "no bearer token"
 	}
-	a.srv.deny(audit.DenyAuth, who, r.RemoteAddr, reason, a.quiet())
+	a.srv.deny(audit.DenyAuth, who, a.clientIP(r), reason, a.quiet())
 }
 
 // challenge rewrites go-sdk's WWW-Authenticate on a refusal so that it
@@ -249,7 +255,7 @@ func (c *challenge) Write(b []byte) (int, error) {
 
 // limit applies the rate and concurrency bounds, then serves.
 func (a *access) limit(w http.ResponseWriter, r *http.Request, info *auth.TokenInfo) {
-	key, who := "ip:"+clientIP(r), ""
+	key, who := "ip:"+a.clientIP(r), ""
 	if info != nil {
 		key, who = "principal:"+info.UserID, info.UserID
 	}
@@ -343,16 +349,6 @@ func (a *access) charge(key string) {
 	a.mu.Unlock()
 }
 
-// clientIP is the address the request came from (no proxy header is
-// trusted).
-func clientIP(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
-}
-
 // maxIdlePrincipals is how many principals are tracked before idle ones
 // (a full bucket, nothing in flight) are forgotten.
 const maxIdlePrincipals = 4096
@@ -384,7 +380,7 @@ func (a *access) quiet() bool {
 
 // refuse answers 429 with Retry-After and records the refusal.
 func (a *access) refuse(w http.ResponseWriter, r *http.Request, who, retry, reason string) {
-	a.srv.deny(audit.DenyRateLimit, who, r.RemoteAddr, reason, a.quiet())
+	a.srv.deny(audit.DenyRateLimit, who, a.clientIP(r), reason, a.quiet())
 	w.Header().Set("Retry-After", retry)
 	rpcError(w, http.StatusTooManyRequests, nil, -32000, reason+"; retry after "+retry+"s")
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -437,4 +438,47 @@ func TestHTTPScopesGatePromptsAndResources(t *testing.T) {
 	forbidden("resources/read", err)
 	_, err = none.CallTool(ctx, &mcp.CallToolParams{Name: "test_simple_text", Arguments: map[string]any{}})
 	forbidden("tools/call", err)
+}
+
+// Behind a trusted proxy the client is the nearest untrusted address in
+// X-Forwarded-For: two clients of one balancer get their own buckets, and a
+// client that writes the header itself cannot take another's bucket.
+// Without TrustedProxies the header is ignored.
+func TestHTTPTrustedProxies(t *testing.T) {
+	post := func(url, xff string) int {
+		req := initRequest(t, url, "")
+		if xff != "" {
+			req.Header.Set("X-Forwarded-For", xff)
+		}
+		resp, _ := do(t, req)
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	rec := &events{}
+	srv := auditedServer(t, rec)
+	lb := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
+	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Rate: 0.001, Burst: 1, TrustedProxies: lb}}) + "/mcp"
+	for i, c := range []struct {
+		xff  string
+		want int
+	}{
+		{"203.0.113.5", 200},
+		{"203.0.113.6", 200},                   // another client behind the same balancer
+		{"203.0.113.5", 429},                   // the first one again
+		{"198.51.100.9, 203.0.113.5", 429},     // it claims another address: the balancer's entry wins
+		{"203.0.113.7, 127.0.0.2", 200},        // two trusted hops: the first untrusted one
+		{"203.0.113.7, bogus, 127.0.0.2", 200}, // malformed: stop at the last good one (127.0.0.2's own bucket)
+	} {
+		if got := post(url, c.xff); got != c.want {
+			t.Errorf("request %d (X-Forwarded-For %q): %d, want %d", i, c.xff, got, c.want)
+		}
+	}
+	if d := rec.denials(audit.DenyRateLimit); len(d) != 2 || d[0].Remote != "203.0.113.5" || !strings.Contains(d[0].Reason, "ip:203.0.113.5") {
+		t.Fatalf("audit %+v", d)
+	}
+
+	plain := serveAccess(t, auditedServer(t, &events{}), server.HTTPOptions{Access: server.AccessOptions{Rate: 0.001, Burst: 1}}) + "/mcp"
+	if a, b := post(plain, "203.0.113.5"), post(plain, "203.0.113.6"); a != 200 || b != 429 {
+		t.Fatalf("untrusted X-Forwarded-For was believed: %d %d", a, b)
+	}
 }
