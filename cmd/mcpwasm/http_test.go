@@ -19,6 +19,13 @@ import (
 // and returns its /mcp URL.
 func httpServe(t *testing.T, args ...string) string {
 	t.Helper()
+	url, _ := httpServeCmd(t, args...)
+	return url
+}
+
+// httpServeCmd is httpServe that also returns the process, to signal it.
+func httpServeCmd(t testing.TB, args ...string) (string, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir(), "--http", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -53,11 +60,11 @@ func httpServe(t *testing.T, args ...string) string {
 	}()
 	select {
 	case u := <-urls:
-		return u
+		return u, cmd
 	case <-time.After(60 * time.Second):
 		t.Fatal("the server never said where it listens")
 	}
-	return ""
+	return "", nil
 }
 
 // The HTTP flags reach the server: --allowed-host, --max-sessions; and a

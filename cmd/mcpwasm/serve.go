@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
@@ -44,6 +45,8 @@ func cmdServe(args []string, stderr io.Writer) int {
 		hosts     stringList
 		maxSess   = fs.Int("max-sessions", 0, "HTTP: most live sessions; a new one over it gets 503 (default 1000)")
 		sessIdle  = fs.Duration("session-timeout", 0, "HTTP: close a session idle this long (default 30m)")
+		keyFile   = fs.String("state-key-file", "", "HTTP: sign multi round-trip requestState with the key in FILE, shared by all replicas (else $MCPWASM_STATE_KEY, else a random key)")
+		insecure  = fs.Bool("insecure-no-auth", false, "HTTP: allow serving a non-loopback address without [server.auth] (e.g. behind an authenticating proxy)")
 	)
 	lf.register(fs)
 	of.register(fs)
@@ -121,13 +124,29 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 1
 	}
+	key, err := stateKey(*keyFile, cfg.Server.StateKeyFile, cfg.File, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 2
+	}
 	reg := registry.New()
 	name := cfg.Server.Name
-	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger, Features: scanFeatures(specs, logger),
-		Audit: op.audit})
+	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger, StateKey: key,
+		Features: scanFeatures(specs, logger), Audit: op.audit})
 	op.start(srv, rt)
 	if *benchNative {
 		srv.AddNativeEcho()
+	}
+	var access server.AccessOptions
+	if *httpAddr != "" {
+		var policy bearer.Policy
+		if access, policy, err = accessOptions(ctx, *httpAddr, cfg, *insecure, logger); err != nil {
+			fmt.Fprintln(stderr, "mcpwasm:", err)
+			return 2
+		}
+		srv.RequireScopes(policy)
+	} else if cfg.Server.Auth.Enabled() {
+		logger.Warn("[server.auth] applies to HTTP only; stdio is not authenticated")
 	}
 
 	// Plugins load in the background: the handshake is answered at once;
@@ -153,6 +172,14 @@ func cmdServe(args []string, stderr io.Writer) int {
 	go func() {
 		<-ctx.Done()
 		logger.Info("shutting down: waiting for in-flight calls")
+		if *httpAddr != "" {
+			// The listener closes first and every request already
+			// received is answered (HTTPOptions.ShutdownTimeout): behind a
+			// load balancer, refusing them would lose answers.
+			srv.Stopping()
+			cancelRun()
+			return
+		}
 		drainCtx, cancel := context.WithTimeout(context.Background(), drainFor+time.Second)
 		srv.Drain(drainCtx)
 		cancel()
@@ -164,9 +191,11 @@ func cmdServe(args []string, stderr io.Writer) int {
 	if err = op.serveAdmin(runCtx, srv, logger); err != nil {
 		// reported below, after the loads stop
 	} else if *httpAddr != "" {
-		ho := httpOptions(cfg, *stateless, hosts, *maxSess, *sessIdle)
-		ho.Routes = op.routes(srv)
-		err = serveHTTP(runCtx, srv, *httpAddr, ho)
+		o := httpOptions(cfg, *stateless, hosts, *maxSess, *sessIdle)
+		o.Access = access
+		o.ShutdownTimeout = drainFor + time.Second
+		o.Routes = op.routes(srv)
+		err = serveHTTP(runCtx, srv, *httpAddr, o)
 	} else {
 		logger.Info("serving MCP over stdio", "plugins", len(specs))
 		err = srv.ServeStdio(runCtx, server.StdioOptions{Out: stdioOut, DrainTimeout: drainFor + time.Second})

@@ -65,7 +65,7 @@ func (s *Server) Readiness() Readiness {
 		r.Status = StatusLoading
 	}
 	s.drain.mu.Lock()
-	if s.drain.draining {
+	if s.drain.draining || s.drain.stopping {
 		r.Status = StatusDraining
 	}
 	s.drain.mu.Unlock()
