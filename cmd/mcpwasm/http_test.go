@@ -19,12 +19,13 @@ import (
 // and returns its /mcp URL.
 func httpServe(t *testing.T, args ...string) string {
 	t.Helper()
-	url, _ := httpServeCmd(t, args...)
+	url, _, _ := httpServeCmd(t, args...)
 	return url
 }
 
-// httpServeCmd is httpServe that also returns the process, to signal it.
-func httpServeCmd(t testing.TB, args ...string) (string, *exec.Cmd) {
+// httpServeCmd is httpServe that also returns the process, to signal it,
+// and its stderr so far.
+func httpServeCmd(t testing.TB, args ...string) (string, *exec.Cmd, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir(), "--http", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
@@ -44,11 +45,14 @@ func httpServeCmd(t testing.TB, args ...string) (string, *exec.Cmd) {
 			cmd.Process.Kill()
 		}
 	})
+	log := &syncBuffer{}
 	urls := make(chan string, 1)
 	go func() {
 		re := regexp.MustCompile(`url=(http://\S+/mcp)`)
 		sc := bufio.NewScanner(stderr)
+		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
+			log.Write(append(sc.Bytes(), '\n'))
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case urls <- m[1]:
@@ -60,11 +64,11 @@ func httpServeCmd(t testing.TB, args ...string) (string, *exec.Cmd) {
 	}()
 	select {
 	case u := <-urls:
-		return u, cmd
+		return u, cmd, log
 	case <-time.After(60 * time.Second):
 		t.Fatal("the server never said where it listens")
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 // The HTTP flags reach the server: --allowed-host, --max-sessions; and a

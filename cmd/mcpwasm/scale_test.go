@@ -27,7 +27,7 @@ func startReplicas(t testing.TB, n int, args ...string) ([]string, []*exec.Cmd) 
 	urls := make([]string, n)
 	cmds := make([]*exec.Cmd, n)
 	for i := range n {
-		urls[i], cmds[i] = httpServeCmd(t, append([]string{"--stateless"},
+		urls[i], cmds[i], _ = httpServeCmd(t, append([]string{"--stateless"},
 			append(args, fixture.Path(t, "echo"), fixture.Path(t, "sample"))...)...)
 	}
 	return urls, cmds

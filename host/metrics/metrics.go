@@ -56,7 +56,7 @@ func New(o Options) *Metrics {
 		reg: prometheus.NewRegistry(),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Name: "calls_total",
-			Help: "Guest calls (tools/call, resources/read, prompts/get) by plugin, method, tool and outcome: ok, tool_error (the tool answered isError itself), an ABI error category, or error (a protocol error outside the sandbox).",
+			Help: "Guest calls (tools/call, resources/read, prompts/get) by plugin, method, tool (the tool, prompt, resource URI or, for a read through a template, the template) and outcome: ok, tool_error (the tool answered isError itself), an ABI error category, or error (a protocol error outside the sandbox).",
 		}, []string{"plugin", "method", "tool", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: Namespace, Name: "call_duration_seconds",
@@ -104,8 +104,12 @@ func (m *Metrics) Observe(e audit.Event) {
 		if e.Plugin == "" {
 			return // nothing served it: its names came from the client alone
 		}
-		m.calls.WithLabelValues(e.Plugin, e.Method, e.Tool, e.Outcome).Inc()
-		m.duration.WithLabelValues(e.Plugin, e.Method, e.Tool).Observe(e.DurationMs / 1000)
+		name := e.Tool
+		if t, ok := e.Attrs["template"].(string); ok {
+			name = t // a read through a template: the URI is the client's
+		}
+		m.calls.WithLabelValues(e.Plugin, e.Method, name, e.Outcome).Inc()
+		m.duration.WithLabelValues(e.Plugin, e.Method, name).Observe(e.DurationMs / 1000)
 	case audit.KindDenial:
 		m.denials.WithLabelValues(e.Denial).Inc()
 	}

@@ -134,7 +134,7 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 
 	mc := p.moduleConfig(ctx, stdout, stderr)
 	if mounts := mountsFrom(ctx); len(mounts) > 0 {
-		fsc, closer, err := mountFS(mounts, p.cfg.Grants)
+		fsc, closer, err := mountFS(mounts, p.cfg.Grants, p.fsRefusals(ctx))
 		if err != nil {
 			o.err, o.rc = hostFailure{fmt.Errorf("mounting the granted folders: %w", err)}, 1
 			return nil, o

@@ -89,6 +89,9 @@ func (s *Server) describe(method string, req mcp.Request) audit.Event {
 		}
 		ev.Tool = r.Params.URI
 		p, _ = s.reg.ResourceOwner(r.Params.URI)
+		if t := s.reg.MatchedTemplate(r.Params.URI); t != "" {
+			ev.Attrs = map[string]any{"template": t}
+		}
 	case *mcp.GetPromptRequest:
 		if r.Params == nil {
 			return ev
