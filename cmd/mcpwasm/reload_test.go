@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -198,6 +199,7 @@ func TestReloadReplaceFinishesInFlightCall(t *testing.T) {
 	path := filepath.Join(dir, "svc.wasm")
 	copyFixture(t, "sample", path)
 	entered, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
 	var first atomic.Bool // not sync.Once: later calls must not wait for the first
 	opts := &mcp.ClientOptions{CreateMessageHandler: func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 		text := "old version, a later call"
@@ -213,6 +215,7 @@ func TestReloadReplaceFinishesInFlightCall(t *testing.T) {
 	// and the client calls again with the answer; that second call is a
 	// new request and goes to whichever version serves then.)
 	rs := startReload(t, opts, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}, dir, "--timeout", "5m")
+	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) }) // before the session closes: a failure must not leave the call held
 	if got := rs.tools(); got != "svc_sample" {
 		t.Fatalf("tools at start = %q", got)
 	}
@@ -249,6 +252,7 @@ func TestReloadReplaceFinishesInFlightCall(t *testing.T) {
 				b, _ := json.Marshal(lt.Tools)
 				missing = string(b)
 			}
+			time.Sleep(2 * time.Millisecond) // a list every few ms, not a busy loop on 2 cores
 		}
 	}()
 
@@ -258,10 +262,17 @@ func TestReloadReplaceFinishesInFlightCall(t *testing.T) {
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
-	rs.waitChanged()
+	// No wait for list_changed here: the lister above fetches the new list
+	// at once, and a session that already listed the change is not told of
+	// it again (TestReloadFolder checks the notification).
+	// A call that still reached the old version would wait behind the
+	// held one for the plugin's only slot: give each try its own deadline.
 	rs.eventually("svc_sample to answer from the new version", func() bool {
-		_, out := rs.call("svc_sample")
-		return strings.Contains(out, "sample v2")
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		res, err := rs.cs.CallTool(ctx, &mcp.CallToolParams{Name: "svc_sample", Arguments: map[string]any{}})
+		b, _ := json.Marshal(res)
+		return err == nil && strings.Contains(string(b), "sample v2")
 	})
 	close(stop)
 	if m := <-listed; m != "" {
@@ -274,7 +285,7 @@ func TestReloadReplaceFinishesInFlightCall(t *testing.T) {
 		t.Fatalf("the first call ended before it was released: %+v %v", a.res, a.err)
 	default:
 	}
-	close(release)
+	releaseOnce.Do(func() { close(release) })
 	var a answer
 	select {
 	case a = <-inFlight:
