@@ -5,7 +5,9 @@
 # (testdata/conformance), with the real binary:
 #   1. Streamable HTTP, stateful sessions;
 #   2. stdio, through the suite's stdio-to-HTTP bridge;
-#   3. Streamable HTTP, stateless, for the 2026-07-28 requirement set.
+#   3. Streamable HTTP, stateless, for the 2026-07-28 requirement set;
+#   4. Streamable HTTP, stateful, with a static bearer token required: the
+#      runner cannot send one, so scripts/tokenproxy adds it.
 # Node 22 and the npm packages are fetched by scripts/run-conformance.sh into
 # a cache folder. Exit status is non-zero if any scenario fails.
 set -euo pipefail
@@ -45,4 +47,37 @@ echo "== conformance: 2026-07-28 requirements, stateless HTTP ==" >&2
 scripts/run-conformance.sh --workdir "$work" --no-clients --alpha 2026-07-28 \
 	--xfail "tools-call-sampling,tools-call-elicitation,elicitation-sep1034-defaults,elicitation-sep1330-enums,$ALPHA_XFAIL" \
 	--url "http://127.0.0.1:$port_stateless/mcp" --http-cmd "$serve --stateless --http 127.0.0.1:$port_stateless $fixture" || status=1
+
+# The 0.1.16 runner's server mode has no option to send headers: a loopback
+# proxy adds the token. The server refuses the same request without it.
+echo "== conformance: Streamable HTTP, stateful, bearer token required ==" >&2
+port_auth=${PORT_AUTH:-39173}
+port_proxy=${PORT_AUTH_PROXY:-39174}
+authdir=$(mktemp -d)
+token=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+echo "$token" >"$authdir/token"
+echo "conformance $token" >"$authdir/tokens"
+chmod 600 "$authdir/token" "$authdir/tokens"
+printf '[server.auth]\ntokens_file = "tokens"\n' >"$authdir/mcpwasm.toml"
+proxy=$(dirname "$bin")/tokenproxy
+go build -o "$proxy" ./scripts/tokenproxy
+$serve --config "$authdir/mcpwasm.toml" --http "127.0.0.1:$port_auth" "$fixture" &
+authpid=$!
+trap 'kill $authpid 2>/dev/null || true' EXIT
+for _ in $(seq 1 100); do
+	code=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Content-Type: application/json' \
+		-H 'Accept: application/json, text/event-stream' -d '{"jsonrpc":"2.0","id":1,"method":"ping"}' \
+		"http://127.0.0.1:$port_auth/mcp" || true)
+	[ "$code" != 000 ] && break
+	sleep 0.2
+done
+if [ "$code" != 401 ]; then
+	echo "FAIL auth: a request without a token got HTTP $code, want 401" >&2
+	status=1
+fi
+scripts/run-conformance.sh --workdir "$work" \
+	--url "http://127.0.0.1:$port_proxy/mcp" \
+	--http-cmd "$proxy -listen 127.0.0.1:$port_proxy -target http://127.0.0.1:$port_auth -token-file $authdir/token" \
+	--call test_simple_text --prompt test_simple_prompt --resource test://static-text || status=1
+kill $authpid 2>/dev/null || true
 exit $status

@@ -19,6 +19,14 @@ import (
 // and returns its /mcp URL.
 func httpServe(t *testing.T, args ...string) string {
 	t.Helper()
+	url, _, _ := httpServeCmd(t, args...)
+	return url
+}
+
+// httpServeCmd is httpServe that also returns the process, to signal it,
+// and its stderr so far.
+func httpServeCmd(t testing.TB, args ...string) (string, *exec.Cmd, *syncBuffer) {
+	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir(), "--http", "127.0.0.1:0"}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -37,11 +45,14 @@ func httpServe(t *testing.T, args ...string) string {
 			cmd.Process.Kill()
 		}
 	})
+	log := &syncBuffer{}
 	urls := make(chan string, 1)
 	go func() {
 		re := regexp.MustCompile(`url=(http://\S+/mcp)`)
 		sc := bufio.NewScanner(stderr)
+		sc.Buffer(nil, 1<<20)
 		for sc.Scan() {
+			log.Write(append(sc.Bytes(), '\n'))
 			if m := re.FindStringSubmatch(sc.Text()); m != nil {
 				select {
 				case urls <- m[1]:
@@ -53,11 +64,11 @@ func httpServe(t *testing.T, args ...string) string {
 	}()
 	select {
 	case u := <-urls:
-		return u
+		return u, cmd, log
 	case <-time.After(60 * time.Second):
 		t.Fatal("the server never said where it listens")
 	}
-	return ""
+	return "", nil, nil
 }
 
 // The HTTP flags reach the server: --allowed-host, --max-sessions; and a

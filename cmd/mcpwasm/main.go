@@ -4,6 +4,7 @@
 //	mcpwasm serve   [flags] [PLUGIN.wasm | DIR]...   serve over stdio (default) or --http
 //	mcpwasm call    [flags] PLUGIN.wasm TOOL [JSON]  run one tool, print the result
 //	mcpwasm inspect [--json] PLUGIN.wasm             show a plugin's imports, exports and tools
+//	mcpwasm validate [--config FILE] [PLUGIN.wasm | DIR]...  check a config and load its plugins, without serving
 //	mcpwasm new     rust|go|tinygo|as DIR            write a plugin folder to start from
 //
 // This package holds flags and wiring only; the work is in host/.
@@ -25,6 +26,8 @@ Usage:
   mcpwasm serve   [flags] [PLUGIN.wasm | DIR]...   serve plugins (stdio by default, --http ADDR for Streamable HTTP)
   mcpwasm call    [flags] PLUGIN.wasm TOOL [JSON]  call one tool without an MCP client; exit 1 on isError
   mcpwasm inspect [--json] PLUGIN.wasm             show imports, exports, ABI version and tools
+  mcpwasm validate [--config FILE] [PLUGIN.wasm | DIR]...
+                                                   check a config and load its plugins without serving; exit 1 on a problem
   mcpwasm new     rust|go|tinygo|as DIR            write a ready-to-build plugin folder (one hello tool)
   mcpwasm bench   [flags]                          side-by-side benchmark (issue 8); run from the checkout
   mcpwasm version
@@ -49,6 +52,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdCall(args[1:], stdout, stderr)
 	case "inspect":
 		return cmdInspect(args[1:], stdout, stderr)
+	case "validate":
+		return cmdValidate(args[1:], stdout, stderr)
 	case "new":
 		return cmdNew(args[1:], stdout, stderr)
 	case "bench":

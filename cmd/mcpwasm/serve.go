@@ -15,10 +15,12 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/traceparent"
 )
 
 type stringList []string
@@ -31,6 +33,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var (
 		lf        limitFlags
+		of        opsFlags
 		cfgPath   = fs.String("config", "", "TOML config file")
 		httpAddr  = fs.String("http", "", "serve Streamable HTTP on ADDR (host defaults to 127.0.0.1) at /mcp, instead of stdio")
 		stateless = fs.Bool("stateless", false, "stateless HTTP: serves 2026-07-28 clients; no server-to-client requests")
@@ -42,8 +45,12 @@ func cmdServe(args []string, stderr io.Writer) int {
 		hosts     stringList
 		maxSess   = fs.Int("max-sessions", 0, "HTTP: most live sessions; a new one over it gets 503 (default 1000)")
 		sessIdle  = fs.Duration("session-timeout", 0, "HTTP: close a session idle this long (default 30m)")
+		watch     = fs.Bool("watch", true, "reload plugins when their files, their folders or the config file change (SIGHUP reloads either way)")
+		keyFile   = fs.String("state-key-file", "", "HTTP: sign multi round-trip requestState with the key in FILE, shared by all replicas (else $MCPWASM_STATE_KEY, else a random key)")
+		insecure  = fs.Bool("insecure-no-auth", false, "HTTP: allow serving a non-loopback address without [server.auth] (e.g. behind an authenticating proxy)")
 	)
 	lf.register(fs)
+	of.register(fs)
 	fs.Var(&hosts, "allowed-host", "HTTP: accept this Host header (name or name:port; repeatable); needed beyond loopback against DNS rebinding")
 	fs.Var(&roots, "root", "grant every plugin read-only access to DIR (repeatable); a client's roots narrow it further")
 	benchNative := fs.Bool("bench-native-echo", false, "bench only: also serve native_echo, a native Go echo tool in this server (see mcpwasm bench)")
@@ -75,6 +82,12 @@ func cmdServe(args []string, stderr io.Writer) int {
 	if *httpAddr == "" {
 		*httpAddr = cfg.Server.HTTP
 	}
+	op, err := newOps(of, cfg, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 2
+	}
+	defer op.close()
 	*stateless = *stateless || cfg.Server.Stateless
 	if lf.cacheDir == "" {
 		lf.cacheDir = cfg.Server.CacheDir
@@ -84,7 +97,8 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2
 	}
-	if base.Grants, err = rootGrants(append(roots, cfg.Server.Roots...)); err != nil {
+	grants := &grantCache{} // a reload reuses the folders opened here
+	if base.Grants, err = rootGrantsWith(append(roots, cfg.Server.Roots...), grants.open); err != nil {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2
 	}
@@ -92,7 +106,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpwasm: --load-timeout %s: must be positive\n", *loadLimit)
 		return 2
 	}
-	specs, problems := collect(pos, cfg, base, *noPrefix)
+	specs, problems := collectWith(pos, cfg, base, *noPrefix, grants.open)
 	for _, err := range problems {
 		logger.Error("plugin not loaded", "err", err)
 	}
@@ -112,23 +126,51 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 1
 	}
+	key, err := stateKey(*keyFile, cfg.Server.StateKeyFile, cfg.File, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 2
+	}
 	reg := registry.New()
 	name := cfg.Server.Name
-	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger, Features: scanFeatures(specs, logger)})
+	features := scanFeatures(specs, logger)
+	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger, StateKey: key,
+		Features: features, Audit: op.audit})
+	op.start(srv, rt)
 	if *benchNative {
 		srv.AddNativeEcho()
+	}
+	var access server.AccessOptions
+	if *httpAddr != "" {
+		var policy bearer.Policy
+		if access, policy, err = accessOptions(ctx, *httpAddr, cfg, *insecure, logger); err != nil {
+			fmt.Fprintln(stderr, "mcpwasm:", err)
+			return 2
+		}
+		srv.RequireScopes(policy)
+	} else if cfg.Server.Auth.Enabled() {
+		logger.Warn("[server.auth] applies to HTTP only; stdio is not authenticated")
 	}
 
 	// Plugins load in the background: the handshake is answered at once;
 	// a request for a plugin's tool waits for that plugin, a list for all.
-	ld := &loader{rt: rt, reg: reg, srv: srv, logger: logger, deadline: *loadLimit}
+	ld := &loader{rt: rt, reg: reg, srv: srv, logger: logger, deadline: *loadLimit, ops: op}
 	loadCtx, cancelLoad := context.WithCancel(ctx)
 	defer cancelLoad()
+	// Then the reloader follows the files and SIGHUP (watch.go, reload.go).
+	rl := &reloader{ld: ld, args: pos, cfgPath: *cfgPath, cfg: cfg, lf: &lf, roots: roots,
+		noPrefix: *noPrefix, features: features, grants: grants}
+	var w *watcher
+	rl.listen()
+	if *watch {
+		w = rl.startWatch()
+	}
 	ld.running.Add(1)
 	go func() {
 		defer ld.running.Done()
 		ld.loadAll(loadCtx, specs)
 		srv.Ready()
+		rl.run(loadCtx, specs, w)
 	}()
 
 	// A signal stops new work; in-flight calls may finish within their time
@@ -142,6 +184,14 @@ func cmdServe(args []string, stderr io.Writer) int {
 	go func() {
 		<-ctx.Done()
 		logger.Info("shutting down: waiting for in-flight calls")
+		if *httpAddr != "" {
+			// The listener closes first and every request already
+			// received is answered (HTTPOptions.ShutdownTimeout): behind a
+			// load balancer, refusing them would lose answers.
+			srv.Stopping()
+			cancelRun()
+			return
+		}
 		drainCtx, cancel := context.WithTimeout(context.Background(), drainFor+time.Second)
 		srv.Drain(drainCtx)
 		cancel()
@@ -150,8 +200,14 @@ func cmdServe(args []string, stderr io.Writer) int {
 		time.Sleep(200 * time.Millisecond)
 		cancelRun()
 	}()
-	if *httpAddr != "" {
-		err = serveHTTP(runCtx, srv, *httpAddr, httpOptions(cfg, *stateless, hosts, *maxSess, *sessIdle))
+	if err = op.serveAdmin(runCtx, srv, logger); err != nil {
+		// reported below, after the loads stop
+	} else if *httpAddr != "" {
+		o := httpOptions(cfg, *stateless, hosts, *maxSess, *sessIdle)
+		o.Access = access
+		o.ShutdownTimeout = drainFor + time.Second
+		o.Routes = op.routes(srv)
+		err = serveHTTP(runCtx, srv, *httpAddr, o)
 	} else {
 		logger.Info("serving MCP over stdio", "plugins", len(specs))
 		err = srv.ServeStdio(runCtx, server.StdioOptions{Out: stdioOut, DrainTimeout: drainFor + time.Second})
@@ -178,7 +234,7 @@ func newLogger(w io.Writer, level string) *slog.Logger {
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		l = slog.LevelInfo
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))
+	return slog.New(traceparent.LogHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})))
 }
 
 // loader loads plugins in the background and knows when every load it
@@ -189,6 +245,7 @@ type loader struct {
 	srv      *server.Server
 	logger   *slog.Logger
 	deadline time.Duration
+	ops      *ops           // told of load failures
 	running  sync.WaitGroup // every load goroutine, including those past the deadline
 }
 
@@ -258,6 +315,7 @@ func (l *loader) loadAll(ctx context.Context, specs []spec) {
 			}
 			for _, r := range l.srv.Publish(ch) {
 				l.logger.Error("plugin not loaded", "err", r.Err)
+				l.lost(r.Plugin.Name())
 				r.Plugin.Close(context.Background())
 			}
 			l.logger.Debug("plugin compiled", "plugin", p.Name(), "source", s.cfg.Source,
@@ -282,6 +340,7 @@ func (l *loader) loadAll(ctx context.Context, specs []spec) {
 	settled.Wait()
 	for _, r := range l.reg.Settle() {
 		l.logger.Error("plugin not loaded", "err", r.Err)
+		l.lost(r.Plugin.Name())
 		r.Plugin.Close(context.Background())
 	}
 	for _, p := range l.reg.Plugins() {
@@ -297,8 +356,10 @@ func (l *loader) failed(ctx, dctx context.Context, s spec, err error) {
 	case dctx.Err() != nil:
 		l.logger.Error("plugin not loaded", "plugin", s.cfg.Name, "source", s.cfg.Source,
 			"err", fmt.Sprintf("not ready within the load deadline (%s, --load-timeout)", l.deadline))
+		l.lost(s.cfg.Name)
 	default:
 		l.logger.Error("plugin not loaded", "source", s.cfg.Source, "err", err)
+		l.lost(s.cfg.Name)
 	}
 }
 

@@ -132,8 +132,17 @@ func nameFromFile(path string) string {
 // .wasm files, a [[plugin.fs]] folder that does not exist) is returned in
 // problems, naming it, and skipped: the others are served.
 func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool) (specs []spec, problems []error) {
+	return collectWith(args, c, base, noPrefix, plugin.OpenGrant)
+}
+
+// grantOpener opens a granted folder: plugin.OpenGrant, or a reload's
+// cache of the folders opened so far (grantCache).
+type grantOpener func(path string, readOnly bool) (plugin.Grant, error)
+
+// collectWith is collect with the [[plugin.fs]] folders opened by open.
+func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix bool, open grantOpener) (specs []spec, problems []error) {
 	for _, p := range c.Plugins {
-		s, err := configSpec(c, p, base)
+		s, err := configSpec(c, p, base, open)
 		if err != nil {
 			problems = append(problems, err)
 			continue
@@ -168,14 +177,14 @@ func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool)
 }
 
 // configSpec turns one [[plugin]] table into a spec.
-func configSpec(c *config.Config, p config.Plugin, base plugin.Config) (spec, error) {
+func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open grantOpener) (spec, error) {
 	grants := base.Grants
 	for _, g := range p.FS {
 		path := g.Path
 		if !filepath.IsAbs(path) && c.File != "" {
 			path = filepath.Join(filepath.Dir(c.File), path)
 		}
-		gr, err := plugin.OpenGrant(path, g.Mode != "rw")
+		gr, err := open(path, g.Mode != "rw")
 		if err != nil {
 			return spec{}, fmt.Errorf("%s: [[plugin]] %q: [[plugin.fs]] %q: %w", c.File, p.Path, g.Path, err)
 		}
@@ -258,9 +267,14 @@ func addGrant(grants []plugin.Grant, g plugin.Grant) []plugin.Grant {
 // rootGrants turns --root flags and [server] roots into read-only grants
 // for every plugin. Each folder is opened here, once (see plugin.OpenGrant).
 func rootGrants(dirs []string) ([]plugin.Grant, error) {
+	return rootGrantsWith(dirs, plugin.OpenGrant)
+}
+
+// rootGrantsWith is rootGrants with the folders opened by open.
+func rootGrantsWith(dirs []string, open grantOpener) ([]plugin.Grant, error) {
 	var grants []plugin.Grant
 	for _, d := range dirs {
-		gr, err := plugin.OpenGrant(d, true)
+		gr, err := open(d, true)
 		if err != nil {
 			return nil, fmt.Errorf("--root %s: %w", d, err)
 		}

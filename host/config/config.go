@@ -31,6 +31,9 @@ type Server struct {
 	HTTP string `toml:"http"`
 	// Stateless selects stateless HTTP (required by 2026-07-28 clients).
 	Stateless bool `toml:"stateless"`
+	// StateKeyFile holds the key that signs requestState, shared by all
+	// replicas behind one load balancer (see --state-key-file).
+	StateKeyFile string `toml:"state_key_file"`
 	// CacheDir holds compiled plugins; "off" disables the disk cache.
 	CacheDir string `toml:"cache_dir"`
 	// Roots are folders granted read-only to every plugin (see --root).
@@ -45,6 +48,15 @@ type Server struct {
 	MaxConnections  int      `toml:"max_connections"`
 	MaxBody         Size     `toml:"max_body"`
 	MaxBodyInFlight Size     `toml:"max_body_in_flight"`
+
+	// Auth and Limits: [server.auth] and [server.limits] (see auth.go).
+	Auth   Auth   `toml:"auth"`
+	Limits Limits `toml:"limits"`
+
+	// Admin serves /healthz, /readyz and /metrics on this address (see
+	// --admin); Audit is the [server.audit] table.
+	Admin string `toml:"admin"`
+	Audit Audit  `toml:"audit"`
 }
 
 // Defaults holds the [defaults] table: limits for plugins that set none.
@@ -233,6 +245,9 @@ func (c *Config) check(data []byte) error {
 	}
 	if c.Server.MaxSessions < 0 || c.Server.MaxConnections < 0 {
 		return errors.New("[server] max_sessions and max_connections must be positive")
+	}
+	if err := c.Server.checkAccess(); err != nil {
+		return err
 	}
 	return checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput, c.Defaults.Concurrency)
 }

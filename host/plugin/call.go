@@ -33,13 +33,16 @@ func (p *Plugin) MaxInput() int {
 // ctx carries the caller's cancellation (a client's cancel request or a
 // dropped connection) and, through WithCallbacks, where guest notifications
 // go.
-func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) ([]byte, *Error) {
+func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out []byte, cerr *Error) {
+	defer func() { recordFrom(ctx).note(out, cerr) }()
 	if len(input) > p.MaxInput() {
 		return nil, newError(abi.ErrInputTooBig, nil,
 			"the input is %s, more than this tool accepts (%s with its memory limit of %s)",
 			humanBytes(uint64(len(input))), humanBytes(uint64(p.MaxInput())), humanBytes(p.cfg.MemoryLimit)).
 			with("limit_bytes", p.MaxInput())
 	}
+	p.rt.calls.inFlight.Add(1)
+	defer p.rt.calls.inFlight.Add(-1)
 	callCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
 	for _, sem := range []struct {
@@ -47,10 +50,7 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) ([]byt
 		scope string
 		n     int
 	}{{p.slots, "this tool's", p.cfg.Concurrency}, {p.rt.slots, "the server's", cap(p.rt.slots)}} {
-		select {
-		case sem.ch <- struct{}{}:
-			defer func() { <-sem.ch }()
-		case <-callCtx.Done():
+		if !p.rt.take(sem.ch, callCtx.Done()) {
 			if errors.Is(ctx.Err(), context.Canceled) {
 				return nil, newError(abi.ErrCancelled, ctx.Err(), "the call was cancelled before it started")
 			}
@@ -58,6 +58,7 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) ([]byt
 				"the tool is busy: %s %d concurrent calls were taken and none finished within the time limit", sem.scope, sem.n).
 				with("concurrency", sem.n)
 		}
+		defer func() { <-sem.ch }()
 	}
 
 	res, rerr := p.reserve(ctx, callCtx)
@@ -112,7 +113,7 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 		if r := recover(); r != nil {
 			o.err = fmt.Errorf("host panic during call: %v", r)
 			o.rc = 1
-			p.rt.logger.Error("host panic during call: a bug in mcpwasm or its libraries", "plugin", p.cfg.Name,
+			p.rt.logger.ErrorContext(ctx, "host panic during call: a bug in mcpwasm or its libraries", "plugin", p.cfg.Name,
 				"export", export, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		}
 		o.stderr = stderr.String()
@@ -133,7 +134,7 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 
 	mc := p.moduleConfig(ctx, stdout, stderr)
 	if mounts := mountsFrom(ctx); len(mounts) > 0 {
-		fsc, closer, err := mountFS(mounts, p.cfg.Grants)
+		fsc, closer, err := mountFS(mounts, p.cfg.Grants, p.fsRefusals(ctx))
 		if err != nil {
 			o.err, o.rc = hostFailure{fmt.Errorf("mounting the granted folders: %w", err)}, 1
 			return nil, o
@@ -150,7 +151,7 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 	}
 	defer inst.Close(context.Background())
 	inst.SetLogger(func(level extism.LogLevel, msg string) {
-		p.rt.logger.Debug("guest log", "plugin", p.cfg.Name, "level", level.String(), "msg", truncate(msg, 2000))
+		p.rt.logger.DebugContext(ctx, "guest log", "plugin", p.cfg.Name, "level", level.String(), "msg", truncate(msg, 2000))
 	})
 	exit.arm(true)
 	o.rc, out, o.err = inst.CallWithContext(ctx, export, input)
@@ -213,7 +214,7 @@ func (p *Plugin) logGuestOutput(ctx context.Context, export string, stdout, stde
 			continue
 		}
 		text := strings.TrimRight(s.w.String(), "\n")
-		p.rt.logger.Debug("guest output", "plugin", p.cfg.Name, "export", export, "stream", s.name,
+		p.rt.logger.DebugContext(ctx, "guest output", "plugin", p.cfg.Name, "export", export, "stream", s.name,
 			"text", truncate(text, 4000), "dropped_bytes", s.w.dropped)
 		if cb == nil {
 			continue

@@ -86,7 +86,10 @@ func (rs rootList) Close() error {
 // that symlinks, hard links, renames and ".." cannot leave. Each mount is
 // opened through the handle of the grant holding it: the grant itself, or
 // a folder below it resolved inside the grant.
-func mountFS(mounts []abi.Mount, grants []Grant) (wazero.FSConfig, io.Closer, error) {
+//
+// refused is told of each refusal, for the audit log: a mount outside the
+// grants, and each path the guest tried that leaves its mount.
+func mountFS(mounts []abi.Mount, grants []Grant, refused func(reason string)) (wazero.FSConfig, io.Closer, error) {
 	ms := make([]sandboxfs.Mount, 0, len(mounts))
 	fail := func(err error) (wazero.FSConfig, io.Closer, error) {
 		for _, m := range ms {
@@ -97,13 +100,17 @@ func mountFS(mounts []abi.Mount, grants []Grant) (wazero.FSConfig, io.Closer, er
 	for _, m := range mounts {
 		g, rel, ok := grantFor(m, grants)
 		if !ok {
-			return fail(fmt.Errorf("%s is not inside a folder granted to this plugin (for %s)", m.Path, mode(m.ReadOnly)))
+			err := fmt.Errorf("%s is not inside a folder granted to this plugin (for %s)", m.Path, mode(m.ReadOnly))
+			refused(err.Error())
+			return fail(err)
 		}
 		r, err := g.root.OpenRoot(rel)
 		if err != nil {
 			return fail(fmt.Errorf("opening %s in the granted folder %s: %w", rel, g.Path, err))
 		}
-		ms = append(ms, sandboxfs.Mount{HostPath: m.Path, ReadOnly: m.ReadOnly, Root: r})
+		hostPath := m.Path
+		ms = append(ms, sandboxfs.Mount{HostPath: m.Path, ReadOnly: m.ReadOnly, Root: r,
+			OnEscape: func(name string) { refused(fmt.Sprintf("%q leaves the mount %s", name, hostPath)) }})
 	}
 	return sandboxfs.FSConfig(ms)
 }

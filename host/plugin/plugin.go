@@ -103,6 +103,7 @@ type Plugin struct {
 	slots    chan struct{}
 	roots    io.Closer // the grant handles Load opened
 	net      *netguard.Guard
+	digest   string // hex SHA256 of the file's bytes (see SHA256)
 	// Module is what preflight found in the binary.
 	Module *wasmbin.Module
 	// ABIVersion is the version the plugin declared, or 1.
@@ -146,11 +147,10 @@ func (rt *Runtime) Load(ctx context.Context, cfg Config) (*Plugin, error) {
 }
 
 func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
-	if cfg.SHA256 != "" {
-		sum := sha256.Sum256(cfg.Wasm)
-		if got := hex.EncodeToString(sum[:]); !strings.EqualFold(got, cfg.SHA256) {
-			return nil, fmt.Errorf("sha256 mismatch: the file has %s, the config pins %s", got, cfg.SHA256)
-		}
+	sum := sha256.Sum256(cfg.Wasm)
+	digest := hex.EncodeToString(sum[:])
+	if cfg.SHA256 != "" && !strings.EqualFold(digest, cfg.SHA256) {
+		return nil, fmt.Errorf("sha256 mismatch: the file has %s, the config pins %s", digest, cfg.SHA256)
 	}
 	grants, roots, err := openGrants(cfg.Grants)
 	if err != nil {
@@ -233,7 +233,7 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 		return nil, fmt.Errorf("compile: %w", err)
 	}
 	p := &Plugin{
-		cfg: cfg, rt: rt, compiled: compiled, exports: exports, roots: roots, net: guard,
+		cfg: cfg, rt: rt, compiled: compiled, exports: exports, roots: roots, net: guard, digest: digest,
 		slots: make(chan struct{}, cfg.Concurrency), Module: mod, ABIVersion: abi.Version,
 	}
 	if err := rt.checkBudget(p); err != nil {

@@ -64,6 +64,7 @@ type Runtime struct {
 	logger *slog.Logger
 	slots  chan struct{} // process-wide call slots
 	cpu    *cpusched.Scheduler
+	calls  callCounts // for Stats
 }
 
 // DefaultCacheDir is where compiled plugins are cached: the user cache

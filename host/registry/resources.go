@@ -148,6 +148,23 @@ func (r *Registry) ResourceOwner(uri string) (*plugin.Plugin, bool) {
 	return nil, false
 }
 
+// MatchedTemplate returns the URI template that uri is read through, or ""
+// for a resource declared by its own URI or not served at all. Metrics
+// label reads by it, since the URIs themselves come from clients.
+func (r *Registry) MatchedTemplate(uri string) string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if _, ok := r.resources[uri]; ok {
+		return ""
+	}
+	for name, t := range r.templates {
+		if t.match(uri) {
+			return name
+		}
+	}
+	return ""
+}
+
 // TemplateOwner returns the plugin that declared a template.
 func (r *Registry) TemplateOwner(uriTemplate string) (*plugin.Plugin, bool) {
 	r.mu.RLock()

@@ -20,6 +20,15 @@ type rootFS struct {
 	experimentalsys.UnimplementedFS
 	root     *os.Root
 	readOnly bool
+	onEscape func(name string) // see Mount.OnEscape; may be nil
+}
+
+// errno is errnoOf, reporting an escape to onEscape first.
+func (r *rootFS) errno(name string, err error) experimentalsys.Errno {
+	if r.onEscape != nil && err != nil && isEscape(err) {
+		r.onEscape(name)
+	}
+	return errnoOf(err)
 }
 
 var _ experimentalsys.FS = (*rootFS)(nil)
@@ -61,7 +70,7 @@ func (r *rootFS) OpenFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 	}
 	f, err := r.root.OpenFile(rel(name), osFlags(flag), perm&fs.ModePerm)
 	if err != nil {
-		return nil, errnoOf(err)
+		return nil, r.errno(name, err)
 	}
 	file := &rootFile{f: f, readOnly: r.readOnly, append: flag&experimentalsys.O_APPEND != 0}
 	st, errno := file.Stat()
@@ -116,7 +125,7 @@ func osFlags(flag experimentalsys.Oflag) int {
 func (r *rootFS) Lstat(name string) (sys.Stat_t, experimentalsys.Errno) {
 	fi, err := r.root.Lstat(rel(name))
 	if err != nil {
-		return sys.Stat_t{}, errnoOf(err)
+		return sys.Stat_t{}, r.errno(name, err)
 	}
 	return sys.NewStat_t(fi), 0
 }
@@ -125,7 +134,7 @@ func (r *rootFS) Lstat(name string) (sys.Stat_t, experimentalsys.Errno) {
 func (r *rootFS) Stat(name string) (sys.Stat_t, experimentalsys.Errno) {
 	fi, err := r.root.Stat(rel(name))
 	if err != nil {
-		return sys.Stat_t{}, errnoOf(err)
+		return sys.Stat_t{}, r.errno(name, err)
 	}
 	return sys.NewStat_t(fi), 0
 }
@@ -135,7 +144,7 @@ func (r *rootFS) Mkdir(name string, perm fs.FileMode) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	return errnoOf(r.root.Mkdir(rel(name), perm&fs.ModePerm))
+	return r.errno(name, r.root.Mkdir(rel(name), perm&fs.ModePerm))
 }
 
 // Chmod implements experimentalsys.FS: refused, so a guest cannot make
@@ -153,7 +162,7 @@ func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	return errnoOf(r.root.Rename(rel(from), rel(to)))
+	return r.errno(from+" -> "+to, r.root.Rename(rel(from), rel(to)))
 }
 
 // Rmdir implements experimentalsys.FS.
@@ -163,12 +172,12 @@ func (r *rootFS) Rmdir(name string) experimentalsys.Errno {
 	}
 	fi, err := r.root.Lstat(rel(name))
 	if err != nil {
-		return errnoOf(err)
+		return r.errno(name, err)
 	}
 	if !fi.IsDir() {
 		return experimentalsys.ENOTDIR
 	}
-	return errnoOf(r.root.Remove(rel(name)))
+	return r.errno(name, r.root.Remove(rel(name)))
 }
 
 // Unlink implements experimentalsys.FS. A symlink is removed itself, never
@@ -179,12 +188,12 @@ func (r *rootFS) Unlink(name string) experimentalsys.Errno {
 	}
 	fi, err := r.root.Lstat(rel(name))
 	if err != nil {
-		return errnoOf(err)
+		return r.errno(name, err)
 	}
 	if fi.IsDir() {
 		return experimentalsys.EISDIR
 	}
-	return errnoOf(r.root.Remove(rel(name)))
+	return r.errno(name, r.root.Remove(rel(name)))
 }
 
 // Link implements experimentalsys.FS: hard links are refused.
@@ -199,7 +208,7 @@ func (r *rootFS) Symlink(string, string) experimentalsys.Errno { return experime
 func (r *rootFS) Readlink(name string) (string, experimentalsys.Errno) {
 	target, err := r.root.Readlink(rel(name))
 	if err != nil {
-		return "", errnoOf(err)
+		return "", r.errno(name, err)
 	}
 	t := filepath.ToSlash(target)
 	if filepath.IsAbs(target) || path.IsAbs(t) || !fs.ValidPath(path.Join(path.Dir(name), t)) {
@@ -214,7 +223,7 @@ func (r *rootFS) Utimens(name string, atim, mtim int64) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	return errnoOf(r.root.Chtimes(rel(name), nanosToTime(atim), nanosToTime(mtim)))
+	return r.errno(name, r.root.Chtimes(rel(name), nanosToTime(atim), nanosToTime(mtim)))
 }
 
 // nanosToTime maps UTIME_OMIT to the zero time, which os leaves unchanged.

@@ -52,6 +52,10 @@ type Mount struct {
 	HostPath string
 	ReadOnly bool
 	Root     *os.Root
+	// OnEscape, if set, is told of each path the guest asked for that
+	// leaves the mount (os.Root refused it; the guest got EPERM), for the
+	// audit log. name is the path as the guest gave it.
+	OnEscape func(name string)
 }
 
 // FSConfig returns a wazero FSConfig that mounts each folder at its own
@@ -88,7 +92,7 @@ func FSConfig(mounts []Mount) (wazero.FSConfig, io.Closer, error) {
 			return nil, nil, err
 		}
 		rs = append(rs, r)
-		fsys := &rootFS{root: r, readOnly: m.ReadOnly}
+		fsys := &rootFS{root: r, readOnly: m.ReadOnly, onEscape: m.OnEscape}
 		cfg = cfg.(sysfs.FSConfig).WithSysFSMount(fsys, filepath.ToSlash(m.HostPath))
 	}
 	return cfg, rs, nil

@@ -14,7 +14,17 @@ type drainState struct {
 	mu       sync.Mutex
 	n        int
 	draining bool
+	stopping bool          // Stopping was called: not ready, though still serving
 	idle     chan struct{} // closed when draining and n is 0
+}
+
+// Stopping marks the server as shutting down for /readyz without refusing
+// anything: for Streamable HTTP, whose listener closes instead and whose
+// requests already received are all answered.
+func (s *Server) Stopping() {
+	s.drain.mu.Lock()
+	s.drain.stopping = true
+	s.drain.mu.Unlock()
 }
 
 // begin counts a request in; false once draining.

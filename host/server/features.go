@@ -97,7 +97,7 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
 	if err != nil {
-		s.logger.Info("resource read failed", "uri", req.Params.URI, "err", err)
+		s.logger.InfoContext(ctx, "resource read failed", "uri", req.Params.URI, "err", err)
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	return guestResource(res), nil
@@ -108,7 +108,7 @@ func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
 		ctx = plugin.WithCallbacks(ctx, s.callbacksFor(req.Session, req.Params.GetProgressToken(), pr.Plugin, pr.Def.Name))
 		res, err := pr.Get(ctx, req.Params.Arguments)
 		if err != nil {
-			s.logger.Info("prompt failed", "prompt", pr.Def.Name, "err", err)
+			s.logger.InfoContext(ctx, "prompt failed", "prompt", pr.Def.Name, "err", err)
 			code := int64(jsonrpc.CodeInternalError)
 			if errors.Is(err, registry.ErrNotFound) {
 				code = jsonrpc.CodeInvalidParams
@@ -162,6 +162,8 @@ func (s *Server) requestRefresh(p *plugin.Plugin) {
 		s.refresh.mu.Lock()
 		delete(s.refresh.pending, p)
 		s.refresh.mu.Unlock()
+		ep := s.epochs.begin() // p is not closed under the refresh (reload.go)
+		defer s.epochs.end(ep)
 		ctx, cancel := context.WithTimeout(context.Background(), 2*p.Config().Timeout)
 		defer cancel()
 		old, cur, err := s.reg.Refresh(ctx, p)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -204,4 +205,28 @@ func TestClientRootsModern(t *testing.T) {
 	defer cs.Close()
 	r := fsCall(t, cs, []string{"read", grant + "/sub/b.txt"}, []string{"read", grant + "/a.txt"})
 	expect(t, r, map[string]string{"read " + grant + "/sub/b.txt": "ok: inside-b", "read " + grant + "/a.txt": "error"})
+}
+
+// TestFilesystemEscapesAudited: each path that leaves the mount is a
+// denial in the audit log, naming the plugin and the path, and one call's
+// denials are bounded.
+func TestFilesystemEscapesAudited(t *testing.T) {
+	grant, _ := fsTree(t)
+	rec := &events{}
+	srv, _ := newServerWith(t, false, server.Options{Name: "test", Audit: rec.log()}, plugin.RuntimeOptions{},
+		loadSpec{name: "fsprobe", cfg: plugin.Config{Grants: []plugin.Grant{{Path: grant, ReadOnly: true}}}})
+	cs := connect(t, srv, nil)
+	fsCall(t, cs, []string{"read", grant + "/a.txt"}, []string{"read", grant + "/outlink/secret.txt"})
+	d := rec.denials(audit.DenyFS)
+	if len(d) != 1 || d[0].Plugin != "fsprobe" || !strings.Contains(d[0].Reason, "outlink/secret.txt") {
+		t.Fatalf("denials after one escape: %+v", d)
+	}
+	var ops [][]string
+	for range 20 {
+		ops = append(ops, []string{"read", grant + "/abslink"})
+	}
+	fsCall(t, cs, ops...)
+	if d := rec.denials(audit.DenyFS); len(d) != 1+9 || !strings.Contains(d[len(d)-1].Reason, "not recorded") {
+		t.Fatalf("20 escapes in one call made %d more denials, want 9 (8 and a note): %+v", len(d)-1, d[len(d)-1])
+	}
 }

@@ -79,6 +79,19 @@ type HTTPOptions struct {
 	IdleTimeout time.Duration
 	// MaxConns bounds the connections served at once (default 1024).
 	MaxConns int
+	// ShutdownTimeout is how long requests already received may run once
+	// ctx ends (default 30s): the listener closes at once, so a load
+	// balancer's next connection goes to another replica, and no request
+	// that arrived is refused.
+	ShutdownTimeout time.Duration
+	// Access decides who may call and how much (see access.go).
+	Access AccessOptions
+	// Routes are served beside /mcp by ServeHTTPOn (the operator's
+	// endpoints, when they have no listener of their own: see OpsHandler).
+	// /healthz and /readyz are open: probes name the pod's address as Host
+	// and carry no token. Any other route gets the Host check and the same
+	// authentication and limits as /mcp.
+	Routes map[string]http.Handler
 }
 
 func (o *HTTPOptions) defaults() {
@@ -100,6 +113,7 @@ func (o *HTTPOptions) defaults() {
 	dur(&o.ReadHeaderTimeout, 10*time.Second)
 	dur(&o.BodyGrace, 10*time.Second)
 	dur(&o.IdleTimeout, 2*time.Minute)
+	dur(&o.ShutdownTimeout, 30*time.Second)
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = 1000
 	}
@@ -128,6 +142,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 	})
 	g := &httpGuard{srv: s, o: o, next: withRequestID(h, o.MaxBodyBytes),
 		origins: http.NewCrossOriginProtection(), budget: o.MaxBodyBytesInFlight}
+	g.inner = s.protect(http.HandlerFunc(g.serveBody), o.Access)
 	return g
 }
 
@@ -136,6 +151,7 @@ type httpGuard struct {
 	srv     *Server
 	o       HTTPOptions
 	next    http.Handler
+	inner   http.Handler // authentication and limits, then serveBody
 	origins *http.CrossOriginProtection
 
 	mu       sync.Mutex
@@ -157,6 +173,11 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusForbidden, "Forbidden: "+err.Error())
 		return
 	}
+	g.inner.ServeHTTP(w, r)
+}
+
+// serveBody reads and checks a POST body, then hands the request to go-sdk.
+func (g *httpGuard) serveBody(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
 		g.next.ServeHTTP(w, r)
 		return
@@ -433,11 +454,22 @@ func ListenHTTP(addr string) (net.Listener, error) {
 // shuts down, letting requests in progress finish for up to 30 seconds.
 func (s *Server) ServeHTTPOn(ctx context.Context, ln net.Listener, o HTTPOptions) error {
 	o.defaults()
+	if err := checkExposure(ln.Addr().String(), o.Access); err != nil {
+		return err
+	}
 	if !isLoopback(ln.Addr().String()) && len(o.AllowedHosts) == 0 {
 		s.logger.Warn("serving HTTP beyond loopback with no allowed_hosts: any Host header is accepted (DNS rebinding is possible); set allowed_hosts or --allowed-host")
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.HTTPHandler(o))
+	mountMetadata(mux, o.Access)
+	for path, h := range o.Routes {
+		if path == "/healthz" || path == "/readyz" {
+			mux.Handle(path, h)
+			continue
+		}
+		mux.Handle(path, hostChecked(o, s.protect(h, o.Access)))
+	}
 	hs := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: o.ReadHeaderTimeout,
@@ -457,7 +489,7 @@ func (s *Server) ServeHTTPOn(ctx context.Context, ln net.Listener, o HTTPOptions
 		return err
 	case <-ctx.Done():
 	}
-	shutCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	shutCtx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
 	defer cancel()
 	if err := hs.Shutdown(shutCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err

@@ -65,6 +65,8 @@ type Server struct {
 	lists     listState
 	refresh   refresher
 	roots     sessionRoots
+	epochs    epochs // requests that may use a plugin a reload retires (reload.go)
+	failed    failures
 	stateKey  []byte
 }
 
@@ -107,7 +109,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		so.SubscribeHandler, so.UnsubscribeHandler = s.subscribe, s.unsubscribe
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.codes, s.noteSessions, s.waitReady, s.track)
+	s.mcp.AddReceivingMiddleware(s.codes, s.noteSessions, s.waitReady, s.track, s.hold, s.observe)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	return s
 }
@@ -183,7 +185,7 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 			}
 		}
 		if res.IsError {
-			s.logger.Info("tool call failed", "tool", t.Def.Name, "meta", res.Meta)
+			s.logger.InfoContext(ctx, "tool call failed", "tool", t.Def.Name, "meta", res.Meta)
 		}
 		return res, nil
 	}

@@ -28,8 +28,16 @@ type loadSpec struct {
 // newServer loads fixtures (unprefixed unless prefixed is set) into a server.
 func newServer(t testing.TB, prefixed bool, specs ...loadSpec) (*server.Server, *registry.Registry) {
 	t.Helper()
+	return newServerWith(t, prefixed, server.Options{Name: "test"}, plugin.RuntimeOptions{}, specs...)
+}
+
+// newServerWith is newServer with server and runtime options (the cache
+// folder is the tests' own).
+func newServerWith(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOptions, specs ...loadSpec) (*server.Server, *registry.Registry) {
+	t.Helper()
 	ctx := context.Background()
-	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
+	ro.CacheDir = filepath.Join(os.TempDir(), "mcpwasm-test-cache")
+	rt, err := plugin.NewRuntime(ro)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +65,8 @@ func newServer(t testing.TB, prefixed bool, specs ...loadSpec) (*server.Server, 
 		features.Prompts = features.Prompts || len(e.Prompts) > 0
 		features.Completions = features.Completions || p.Exports("complete")
 	}
-	srv := server.New(reg, server.Options{Name: "test", Features: features})
+	opts.Features = features
+	srv := server.New(reg, opts)
 	for _, e := range entries {
 		srv.AddEntry(e)
 	}

@@ -68,6 +68,8 @@ type Stats struct {
 	Reserved uint64
 	// Refused counts growths refused by the budget since New.
 	Refused uint64
+	// Waiting counts the Reserve calls waiting for room in the budget.
+	Waiting int
 }
 
 const (
@@ -99,6 +101,7 @@ type Allocator struct {
 	committed uint64 // live memories' sizes plus what Reservations hold
 	reserved  uint64
 	refused   uint64
+	waiting   int // Reserve calls waiting for room
 	heap      bool
 	wake      chan struct{} // closed when committed falls, if anyone waits
 }
@@ -115,7 +118,8 @@ func New(opts Options) *Allocator {
 func (a *Allocator) Stats() Stats {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return Stats{Live: a.live, Committed: a.committed, Pooled: a.pooled, Reserved: a.reserved, Refused: a.refused}
+	return Stats{Live: a.live, Committed: a.committed, Pooled: a.pooled, Reserved: a.reserved, Refused: a.refused,
+		Waiting: a.waiting}
 }
 
 // Trim unmaps every pooled reservation.
@@ -388,11 +392,16 @@ func (a *Allocator) Reserve(ctx context.Context, n uint64) (*Reservation, error)
 			a.wake = make(chan struct{})
 		}
 		wake := a.wake
+		a.waiting++
 		a.mu.Unlock()
 		select {
 		case <-wake:
+			a.mu.Lock()
+			a.waiting--
+			a.mu.Unlock()
 		case <-ctx.Done():
 			a.mu.Lock()
+			a.waiting--
 			a.refused++
 			a.mu.Unlock()
 			return nil, ctx.Err()

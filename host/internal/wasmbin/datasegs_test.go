@@ -153,17 +153,20 @@ var errInconclusive = errors.New("instantiation did not finish in time")
 // without running _start or _initialize (only a start section, if any) and
 // returns a copy of its memory (nil if it has none), or the error.
 func instantiateMemory(wasm []byte, maxPages uint32) (mem []byte, err error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	rt, err := stubRuntime(ctx, wasm, maxPages)
+	// Only instantiation has a deadline (a fuzzed start section may loop):
+	// compiling a 3.5 MB module twice under -race on a busy machine takes
+	// seconds, and must not make the result inconclusive.
+	rt, err := stubRuntime(context.Background(), wasm, maxPages)
 	defer rt.Close(context.Background())
 	if err != nil {
 		return nil, fmt.Errorf("compile: %w", err)
 	}
-	c, err := rt.CompileModule(ctx, wasm)
+	c, err := rt.CompileModule(context.Background(), wasm)
 	if err != nil {
 		return nil, fmt.Errorf("compile: %w", err)
 	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second+time.Duration(len(wasm))*time.Microsecond)
+	defer cancel()
 	m, err := rt.InstantiateModule(ctx, c, wazero.NewModuleConfig().WithName("").WithStartFunctions())
 	if ctx.Err() != nil {
 		return nil, errInconclusive

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/mcpwasm/mcpwasm/host/bearer"
+	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+)
+
+// accessOptions builds the HTTP authentication and limits from [server.auth]
+// and [server.limits], and the scope policy. The JWKS is fetched in the
+// background until ctx ends. Serving addr beyond loopback without
+// authentication is refused here, before anything loads.
+func accessOptions(ctx context.Context, addr string, cfg *config.Config, insecure bool, logger *slog.Logger) (server.AccessOptions, bearer.Policy, error) {
+	a, l := cfg.Server.Auth, cfg.Server.Limits
+	o := server.AccessOptions{InsecureNoAuth: insecure, RequiredScopes: a.RequiredScopes, Rate: l.Rate, Burst: l.Burst,
+		SessionConcurrency: l.SessionConcurrency, PrincipalConcurrency: l.PrincipalConcurrency}
+	policy := bearer.Policy{Plugins: a.PluginScopes, Tools: a.ToolScopes}
+	o.TrustedProxies, _ = l.Proxies() // checked by config.Parse
+	var verifiers []auth.TokenVerifier
+	if a.TokensFile != "" {
+		path := a.TokensFile
+		if !filepath.IsAbs(path) && cfg.File != "" {
+			path = filepath.Join(filepath.Dir(cfg.File), path)
+		}
+		toks, warning, err := bearer.LoadTokens(path)
+		if err != nil {
+			return o, policy, err
+		}
+		if warning != "" {
+			logger.Warn(warning)
+		}
+		logger.Info("static bearer tokens loaded", "file", path, "tokens", toks.Len())
+		verifiers = append(verifiers, toks.Verify)
+	}
+	var issuer string
+	if oa := a.OAuth; oa != nil {
+		v, err := bearer.NewJWT(ctx, bearer.OAuth{Issuer: oa.Issuer, JWKSURL: oa.JWKSURL, Resource: a.Resource,
+			Algorithms: oa.Algorithms, ClockSkew: oa.ClockSkew.Duration, Logger: logger})
+		if err != nil {
+			return o, policy, fmt.Errorf("[server.auth.oauth]: %v", err)
+		}
+		issuer = oa.Issuer
+		verifiers = append(verifiers, v.Verify)
+	}
+	if len(verifiers) > 0 {
+		o.Verifier = bearer.Chain(verifiers...)
+	}
+	if a.Resource != "" {
+		o.Metadata = bearer.Metadata(a.Resource, issuer, policy.Scopes(a.RequiredScopes...))
+	}
+	return o, policy, server.CheckExposure(addr, o)
+}

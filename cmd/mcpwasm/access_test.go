@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"github.com/mcpwasm/mcpwasm/internal/testissuer"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A non-loopback bind without authentication is refused, naming the
+// address and both ways out; --insecure-no-auth serves it.
+func TestServeRefusesPublicBindWithoutAuth(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, binary, "serve", "--cache-dir", t.TempDir(), "--http", "0.0.0.0:0",
+		fixture.Path(t, "echo")).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "refusing to serve 0.0.0.0:") ||
+		!strings.Contains(string(out), "--insecure-no-auth") || !strings.Contains(string(out), "tokens_file") {
+		t.Fatalf("serve --http 0.0.0.0:0: %v\n%s", err, out)
+	}
+	if url := httpServe(t, "--http", "0.0.0.0:0", "--insecure-no-auth", fixture.Path(t, "echo")); url == "" {
+		t.Fatal("--insecure-no-auth did not serve")
+	}
+}
+
+type bearerTransport struct{ token string }
+
+func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// The real binary with [server.auth] tokens_file: go-sdk's client with the
+// token calls a tool; without it, or with a wrong one, 401 with a Bearer
+// challenge; a bad tokens file stops serve with its line.
+func TestServeStaticTokens(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "tokens"), []byte("ci 0123456789abcdef0123\n"), 0o600)
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	os.WriteFile(cfg, []byte("[server.auth]\ntokens_file = \"tokens\"\n[server.limits]\nrate = 50\n"), 0o600)
+	url := httpServe(t, "--config", cfg, fixture.Path(t, "echo"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{"0123456789abcdef0123"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"text": "hi"}})
+	if err != nil || res.IsError {
+		t.Fatalf("echo with the token: %+v, %v", res, err)
+	}
+	for _, token := range []string{"", "0123456789abcdef0124"} {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+			t.Fatalf("token %q: %d %q, want 401 with a Bearer challenge", token, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+		}
+	}
+
+	os.WriteFile(filepath.Join(dir, "tokens"), []byte("ci short\n"), 0o600)
+	out, err := exec.CommandContext(ctx, binary, "serve", "--config", cfg, "--http", "127.0.0.1:0", fixture.Path(t, "echo")).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "tokens:1:") {
+		t.Fatalf("a bad tokens file: %v\n%s", err, out)
+	}
+}
+
+// The real binary as an OAuth resource server: a JWT from the in-process
+// issuer, for this resource, calls a tool through go-sdk's client; one for
+// another audience gets 401 naming the metadata, which is served.
+func TestServeOAuth(t *testing.T) {
+	iss := testissuer.New(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	const resource = "https://mcp.example.com/mcp"
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`[server.auth]
+resource = %q
+[server.auth.oauth]
+issuer = %q
+jwks_url = %q
+[server.auth.tool_scopes]
+echo_echo = "echo"
+`, resource, iss.URL, iss.JWKSURL)), 0o600)
+	url := httpServe(t, "--config", cfg, fixture.Path(t, "echo"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	connect := func(token string) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+			Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{token}}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	cs := connect(iss.Sign(t, iss.Claims("alice", resource, "echo")))
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"text": "hi"}})
+	if err != nil || res.IsError {
+		t.Fatalf("echo with a valid JWT: %+v, %v", res, err)
+	}
+	noScope := connect(iss.Sign(t, iss.Claims("bob", resource, "")))
+	if lt, err := noScope.ListTools(ctx, nil); err != nil || len(lt.Tools) != 0 {
+		t.Fatalf("a token without the echo scope lists %+v, %v", lt, err)
+	}
+
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+iss.Sign(t, iss.Claims("alice", "https://other.example/mcp", "echo")))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ch := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != 401 ||
+		!strings.Contains(ch, `resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"`) {
+		t.Fatalf("wrong audience: %d %q", resp.StatusCode, ch)
+	}
+	md, err := http.Get(strings.TrimSuffix(url, "/mcp") + "/.well-known/oauth-protected-resource/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(md.Body)
+	md.Body.Close()
+	if md.StatusCode != 200 || !strings.Contains(string(body), `"authorization_servers":["`+iss.URL+`"]`) {
+		t.Fatalf("metadata: %d %s", md.StatusCode, body)
+	}
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+
+	"github.com/mcpwasm/mcpwasm/host/audit"
+	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/metrics"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/server"
+)
+
+// opsFlags are serve's operator flags.
+type opsFlags struct {
+	admin    string
+	auditLog string
+}
+
+func (o *opsFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.admin, "admin", "", "serve /healthz, /readyz and /metrics on ADDR (host defaults to 127.0.0.1), without authentication; works in stdio mode too")
+	fs.StringVar(&o.auditLog, "audit-log", "", "append the audit log (one JSON line per call and per denial) to FILE; - for stderr")
+}
+
+// ops is what serve runs for its operator: the audit log, the metrics and
+// where the health and metrics endpoints are served.
+type ops struct {
+	admin   string // the admin listener's address, or ""
+	audit   *audit.Log
+	file    io.Closer // the audit file, if one was opened
+	metrics *metrics.Metrics
+}
+
+// newOps opens the audit log named by --audit-log or [server.audit] file
+// (relative to the config file's folder). The Log exists even without a
+// file: the metrics count denials through it.
+func newOps(f opsFlags, cfg *config.Config, stderr io.Writer) (*ops, error) {
+	o := &ops{admin: f.admin}
+	if o.admin == "" {
+		o.admin = cfg.Server.Admin
+	}
+	path, flagged := f.auditLog, f.auditLog != ""
+	if !flagged {
+		path = cfg.Server.Audit.File
+		if path != "" && path != "-" && !filepath.IsAbs(path) && cfg.File != "" {
+			path = filepath.Join(filepath.Dir(cfg.File), path)
+		}
+	}
+	var w io.Writer
+	switch path {
+	case "":
+	case "-":
+		w = stderr
+	default:
+		file, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("audit log: %w", err)
+		}
+		w, o.file = file, file
+	}
+	o.audit = audit.New(w, cfg.Server.Audit.Arguments)
+	return o, nil
+}
+
+// start creates the metrics, reading the sandbox and the server at each
+// scrape and counting the audit log's events. Call it before serving.
+func (o *ops) start(srv *server.Server, rt *plugin.Runtime) {
+	o.metrics = metrics.New(metrics.Options{Sandbox: rt.Stats, Sessions: srv.Sessions, Plugins: srv.Plugins})
+	o.audit.Observe(o.metrics.Observe)
+}
+
+// routes returns the operator's endpoints to serve beside /mcp: all of
+// them when there is no admin listener, none otherwise.
+func (o *ops) routes(srv *server.Server) map[string]http.Handler {
+	if o.admin != "" {
+		return nil
+	}
+	h := srv.OpsHandler(o.metrics.Handler())
+	routes := map[string]http.Handler{}
+	for _, p := range server.OpsPaths {
+		routes[p] = h
+	}
+	return routes
+}
+
+// serveAdmin serves the operator's endpoints on the admin listener, if
+// there is one, until ctx ends.
+func (o *ops) serveAdmin(ctx context.Context, srv *server.Server, logger *slog.Logger) error {
+	if o.admin == "" {
+		return nil
+	}
+	ln, err := server.ListenAdmin(o.admin)
+	if err != nil {
+		return err
+	}
+	go func() {
+		if err := srv.ServeAdminOn(ctx, ln, srv.OpsHandler(o.metrics.Handler())); err != nil {
+			logger.Error("operator endpoints stopped", "err", err)
+		}
+	}()
+	return nil
+}
+
+// close closes the audit file.
+func (o *ops) close() {
+	if o.file != nil {
+		o.file.Close()
+	}
+}
+
+// lost reports a plugin that did not load: to /readyz and to the metrics.
+func (l *loader) lost(name string) {
+	l.srv.LoadFailed(name)
+	if l.ops != nil && l.ops.metrics != nil {
+		l.ops.metrics.LoadFailed(name)
+	}
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/metrics/metricstest"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const (
+	opsToken    = "0123456789abcdef0123"
+	traceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+)
+
+// opsConfig writes a config with a static token ("ci"), an audit log file
+// and spin's time limit, and returns it and the audit log's path.
+func opsConfig(t *testing.T, extra string) (cfg, auditLog string) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "tokens"), []byte("ci "+opsToken+"\n"), 0o600)
+	cfg = filepath.Join(dir, "mcpwasm.toml")
+	os.WriteFile(cfg, []byte(`[server.auth]
+tokens_file = "tokens"
+[server.audit]
+file = "audit.log"
+`+extra+`
+[[plugin]]
+path = "`+fixture.Path(t, "echo")+`"
+[[plugin]]
+path = "`+fixture.Path(t, "spin")+`"
+timeout = "300ms"
+`), 0o600)
+	return cfg, filepath.Join(dir, "audit.log")
+}
+
+func get(t *testing.T, url, token string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b strings.Builder
+	bufio.NewReader(resp.Body).WriteTo(&b)
+	return resp.StatusCode, b.String()
+}
+
+// waitReady polls /readyz until it answers 200.
+func waitReady(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		code, body := get(t, url, "")
+		if code == http.StatusOK {
+			return
+		}
+		if code != http.StatusServiceUnavailable || !strings.Contains(body, `"status":"loading"`) || time.Now().After(deadline) {
+			t.Fatalf("/readyz: %d %s", code, body)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestOperate: the real binary on HTTP with a static token. /healthz and
+// /readyz answer without a token, /metrics needs one; after real calls
+// through go-sdk's client the metrics count them by plugin, tool and
+// outcome (a timeout included), the failed authentication and the session;
+// a tool name no plugin serves creates no series; the audit log has one
+// JSON line per call, with the principal, plugin digest, sizes and
+// traceparent, and none of the arguments, and a line for the denial; the
+// traceparent is on the call's log line.
+func TestOperate(t *testing.T) {
+	cfg, auditLog := opsConfig(t, "")
+	url, _, stderr := httpServeCmd(t, "--config", cfg, "--log-level", "debug")
+	base := strings.TrimSuffix(url, "/mcp")
+	if code, body := get(t, base+"/healthz", ""); code != 200 || !strings.Contains(body, `"ok"`) {
+		t.Fatalf("/healthz: %d %s", code, body)
+	}
+	waitReady(t, base+"/readyz")
+	if code, _ := get(t, base+"/metrics", ""); code != http.StatusUnauthorized {
+		t.Fatalf("/metrics without a token: %d, want 401", code)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ops"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{opsToken}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for range 2 {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"secret": "hunter2"},
+			Meta: mcp.Meta{"traceparent": traceParent}})
+		if err != nil || res.IsError {
+			t.Fatalf("echo: %+v %v", res, err)
+		}
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "spin_spin", Arguments: map[string]any{}}); err != nil || !res.IsError {
+		t.Fatalf("spin: %+v %v", res, err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nope_" + strings.Repeat("x", 8), Arguments: map[string]any{}}); err == nil {
+		t.Fatal("an unknown tool answered")
+	}
+	if code, _ := get(t, base+"/metrics", "wrong-token-0123456789"); code != http.StatusUnauthorized {
+		t.Fatalf("/metrics with a wrong token: %d", code)
+	}
+
+	fams, err := metricstest.Scrape(&http.Client{Transport: bearerTransport{opsToken}}, base+"/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name   string
+		labels map[string]string
+		want   float64
+	}{
+		{"mcpwasm_calls_total", map[string]string{"plugin": "echo", "method": "tools/call", "tool": "echo_echo", "outcome": "ok"}, 2},
+		{"mcpwasm_calls_total", map[string]string{"plugin": "spin", "tool": "spin_spin", "outcome": "timeout"}, 1},
+		{"mcpwasm_call_duration_seconds", map[string]string{"plugin": "echo", "tool": "echo_echo"}, 2},
+		{"mcpwasm_denials_total", map[string]string{"kind": "auth"}, 2}, // the two wrong /metrics requests... and none else
+		{"mcpwasm_plugins_loaded", nil, 2},
+		{"mcpwasm_sessions_open", nil, 1},
+	} {
+		if got, ok := fams.Value(c.name, c.labels); !ok || got != c.want {
+			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
+		}
+	}
+	for _, m := range fams["mcpwasm_calls_total"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if strings.HasPrefix(l.GetValue(), "nope_") {
+				t.Errorf("a client's unknown tool name became a label: %v", m)
+			}
+		}
+	}
+	if _, ok := fams.Value("mcpwasm_guest_memory_budget_bytes", nil); !ok {
+		t.Errorf("no guest memory budget gauge among %d families", len(fams))
+	}
+
+	data, err := os.ReadFile(auditLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	echo, _ := os.ReadFile(fixture.Path(t, "echo"))
+	digest := sha256.Sum256(echo)
+	var calls, denials int
+	for line := range strings.Lines(string(data)) {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		if strings.Contains(line, "hunter2") {
+			t.Errorf("the arguments were logged: %s", line)
+		}
+		switch ev["kind"] {
+		case "call":
+			if ev["tool"] != "echo_echo" {
+				continue
+			}
+			calls++
+			if ev["principal"] != "ci" || ev["plugin"] != "echo" || ev["sha256"] != hex.EncodeToString(digest[:]) ||
+				ev["outcome"] != "ok" || ev["session"] == "" || ev["input_bytes"] == nil || ev["output_bytes"] == nil ||
+				ev["duration_ms"] == nil || ev["traceparent"] != traceParent || ev["time"] == nil {
+				t.Errorf("call event lacks a field: %s", line)
+			}
+		case "denial":
+			denials++
+			if ev["denial"] != "auth" || ev["remote"] == "" {
+				t.Errorf("denial event: %s", line)
+			}
+		}
+	}
+	if calls != 2 || denials == 0 {
+		t.Fatalf("audit log: %d echo calls, %d denials, want 2 and some:\n%s", calls, denials, data)
+	}
+	if !regexp.MustCompile(`msg=call .*traceparent=` + traceParent).MatchString(stderr.String()) {
+		t.Errorf("no call log line with the traceparent:\n%s", stderr.String())
+	}
+}
+
+// TestOperateAdminListener: with --admin the operator's endpoints move to
+// their own listener, without authentication, and /metrics leaves the MCP
+// listener; [server.audit] arguments = true logs them.
+func TestOperateAdminListener(t *testing.T) {
+	cfg, auditLog := opsConfig(t, "arguments = true\n")
+	url, _, stderr := httpServeCmd(t, "--config", cfg, "--admin", "127.0.0.1:0")
+	base := strings.TrimSuffix(url, "/mcp")
+	var admin string
+	for deadline := time.Now().Add(30 * time.Second); admin == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := regexp.MustCompile(`operator endpoints" url=(http://\S+)`).FindStringSubmatch(stderr.String()); m != nil {
+			admin = m[1]
+		}
+	}
+	if admin == "" {
+		t.Fatalf("the admin listener was not announced:\n%s", stderr.String())
+	}
+	waitReady(t, admin+"/readyz")
+	if code, _ := get(t, admin+"/metrics", ""); code != 200 {
+		t.Fatalf("admin /metrics: %d", code)
+	}
+	if code, _ := get(t, base+"/metrics", opsToken); code != http.StatusNotFound {
+		t.Fatalf("/metrics on the MCP listener with --admin: %d, want 404", code)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ops"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{opsToken}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"secret": "hunter2"}}); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(auditLog); !strings.Contains(string(data), `"hunter2"`) {
+		t.Fatalf("arguments = true, but they are not in the audit log:\n%s", data)
+	}
+}

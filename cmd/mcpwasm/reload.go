@@ -1,0 +1,449 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server"
+)
+
+// reloader keeps what serve serves in step with the plugin files and the
+// config file while it runs. Each reload recomputes the plugins to serve
+// exactly as the start did (collect: the config's [[plugin]] tables, then
+// the arguments' files and folders) and compares them with what is served,
+// version by version (the module's sha256 and the effective settings):
+//
+//   - a plugin no longer wanted is withdrawn, then closed once the calls
+//     that reached it have finished (server.Retire);
+//   - a new or changed one is loaded in the background — compiled, probed
+//     and its lists read, the same path as at start — and swapped in only
+//     once all of that succeeded (registry.Replace, server.Swap). A failure
+//     is logged, naming the file, and the previous version keeps serving.
+//     A version that failed is tried again when its file changes again or
+//     on SIGHUP, not on every unrelated event.
+//
+// Withdrawals run before loads, so renaming a file of an unprefixed plugin
+// does not collide with itself. A plugin added while serving ranks after
+// every plugin already served: it never takes a name from one that serves
+// (at the next start, the usual order decides). A replaced plugin keeps its
+// rank.
+type reloader struct {
+	ld       *loader
+	args     []string // serve's positional arguments: files and folders
+	cfgPath  string   // --config, or ""
+	lf       *limitFlags
+	roots    []string // --root
+	noPrefix bool
+	features server.Features // what the server advertised at start
+	grants   *grantCache
+	hup      chan os.Signal // SIGHUP, once listen was called
+
+	mu       sync.Mutex // one reload at a time
+	cfg      *config.Config
+	current  map[string]*servedVersion // what is loaded, by key (see keys)
+	failed   map[string]string         // key -> identity of the version that failed last
+	problems map[string]bool           // source problems reported, each once while it lasts
+}
+
+// servedVersion is one loaded plugin and what it was loaded from.
+type servedVersion struct {
+	spec spec
+	id   string
+	p    *plugin.Plugin
+}
+
+// keys names each spec by its source; a source listed twice (in the config
+// and in a folder argument) is told apart by its occurrence.
+func keys(specs []spec) []string {
+	seen := map[string]int{}
+	out := make([]string, len(specs))
+	for i, s := range specs {
+		k := s.cfg.Source
+		if n := seen[k]; n > 0 {
+			k = fmt.Sprintf("%s#%d", k, n)
+		}
+		seen[s.cfg.Source]++
+		out[i] = k
+	}
+	return out
+}
+
+// identity sums everything that makes a spec load differently: the bytes,
+// the name, the pin, the limits, the guest config, the grants and the
+// prefixing. Two specs with the same identity serve the same.
+func identity(s spec) string {
+	h := sha256.New()
+	h.Write(s.cfg.Wasm)
+	c := s.cfg
+	c.Wasm = nil
+	grants := make([]string, len(c.Grants))
+	for i, g := range c.Grants {
+		grants[i] = fmt.Sprintf("%s:%v", g.Path, g.ReadOnly)
+	}
+	sort.Strings(grants)
+	c.Grants = nil
+	fmt.Fprintf(h, "\x00%#v\x00%q\x00%v", c, grants, s.unprefixed) // fmt prints maps sorted
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// adopt records what the initial load served, so the first reload only
+// touches what changed. A spec that failed to load is marked failed: it is
+// tried again when its file changes, or on SIGHUP.
+func (r *reloader) adopt(specs []spec) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.current, r.failed, r.problems = map[string]*servedVersion{}, map[string]string{}, map[string]bool{}
+	loaded := r.ld.reg.Plugins()
+	for i, k := range keys(specs) {
+		s := specs[i]
+		id := identity(s)
+		at := slices.IndexFunc(loaded, func(p *plugin.Plugin) bool {
+			return p.Config().Source == s.cfg.Source && p.Name() == s.cfg.Name
+		})
+		if at < 0 {
+			r.failed[k] = id
+			continue
+		}
+		r.current[k] = &servedVersion{spec: s, id: id, p: loaded[at]}
+		loaded = slices.Delete(loaded, at, at+1)
+	}
+}
+
+// reloadConfig reads the config file again and, if it is valid, applies
+// it; otherwise the previous config stays in force and the reason is
+// logged (the file, and the line where there is one). Without a config
+// file it rescans the plugin files and folders. Every plugin that failed
+// before is tried again.
+func (r *reloader) reloadConfig(ctx context.Context, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cfg := r.cfg
+	if r.cfgPath != "" {
+		c, err := config.Load(r.cfgPath)
+		if err != nil {
+			r.ld.logger.Error("config not reloaded; the previous one stays in force", "trigger", why, "err", err)
+			return
+		}
+		cfg = c
+	}
+	all := func(string) bool { return true }
+	if err := r.reconcile(ctx, cfg, all); err != nil {
+		r.ld.logger.Error("config not reloaded; the previous one stays in force", "trigger", why, "err", err)
+		return
+	}
+	for _, k := range restartOnly(r.cfg, cfg) {
+		r.ld.logger.Warn("config setting changed: it takes effect at the next start, not on reload", "setting", k)
+	}
+	r.cfg = cfg
+	r.ld.logger.Info("config reloaded", "trigger", why, "file", r.cfgPath, "plugins", len(r.current))
+}
+
+// rescan applies the changes of the files touched (absolute paths) under
+// the config in force.
+func (r *reloader) rescan(ctx context.Context, touched map[string]bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	err := r.reconcile(ctx, r.cfg, func(src string) bool { return touched[absPath(src)] })
+	if err != nil {
+		r.ld.logger.Error("plugins not reloaded", "err", err)
+	}
+}
+
+// reconcile makes the served plugins those cfg and the arguments name.
+// touched says which sources to try again even though their version failed
+// before. An error (a root folder that cannot be opened) changes nothing.
+// r.mu must be held.
+func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched func(source string) bool) error {
+	base, err := r.lf.defaults(cfg)
+	if err != nil {
+		return err
+	}
+	if base.Grants, err = rootGrantsWith(append(append([]string(nil), r.roots...), cfg.Server.Roots...), r.grants.open); err != nil {
+		return err
+	}
+	specs, problems := collectWith(r.args, cfg, base, r.noPrefix, r.grants.open)
+	r.report(problems)
+	want := map[string]bool{}
+	ks := keys(specs)
+	for _, k := range ks {
+		want[k] = true
+	}
+	for k, v := range r.current {
+		if !want[k] {
+			r.remove(k, v)
+		}
+	}
+	for k := range r.failed {
+		if !want[k] {
+			delete(r.failed, k)
+		}
+	}
+	for i, k := range ks {
+		if ctx.Err() != nil {
+			return nil
+		}
+		s, id := specs[i], identity(specs[i])
+		if v := r.current[k]; v != nil && v.id == id {
+			delete(r.failed, k) // the file went back to the version that serves
+			continue
+		}
+		if r.failed[k] == id && !touched(s.cfg.Source) {
+			continue
+		}
+		r.apply(ctx, k, s, id)
+	}
+	return nil
+}
+
+// report logs each source problem (a missing file, a folder without .wasm
+// files, a granted folder that does not exist) once while it lasts.
+func (r *reloader) report(problems []error) {
+	now := map[string]bool{}
+	for _, p := range problems {
+		msg := p.Error()
+		now[msg] = true
+		if !r.problems[msg] {
+			r.ld.logger.Error("plugin not loaded", "err", msg)
+		}
+	}
+	r.problems = now
+}
+
+// remove withdraws a plugin whose file or [[plugin]] table is gone.
+func (r *reloader) remove(k string, v *servedVersion) {
+	r.swap(r.ld.reg.Remove(v.p), nil, nil)
+	r.retire(v.p)
+	delete(r.current, k)
+	delete(r.failed, k)
+	r.ld.logger.Info("plugin removed", "plugin", v.p.Name(), "source", v.spec.cfg.Source)
+}
+
+// apply loads a new version of the plugin under key k and swaps it in, or
+// logs why not and leaves the previous version serving.
+func (r *reloader) apply(ctx context.Context, k string, s spec, id string) {
+	cur := r.current[k]
+	opts := registry.AddOptions{Unprefixed: s.unprefixed}
+	var prev *registry.Entry // to put back should go-sdk refuse the new version
+	var prevOpts registry.AddOptions
+	if cur != nil {
+		prev, prevOpts, _ = r.ld.reg.Entry(cur.p)
+	}
+	lctx, cancel := context.WithTimeout(ctx, r.ld.deadline)
+	defer cancel()
+	p, err := r.ld.rt.Load(lctx, s.cfg)
+	var ch *registry.Changes
+	if err == nil {
+		var e *registry.Entry
+		if e, err = registry.Read(lctx, p, opts); err == nil {
+			if cur != nil {
+				ch, err = r.ld.reg.Replace(cur.p, e, opts)
+			} else {
+				ch, err = r.ld.reg.Append(e, opts)
+			}
+		}
+		if err != nil {
+			p.Close(context.Background())
+		}
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return // shutting down
+		}
+		r.failed[k] = id
+		if lctx.Err() != nil {
+			err = fmt.Errorf("not ready within the load deadline (%s, --load-timeout): %w", r.ld.deadline, err)
+		}
+		if cur != nil {
+			r.ld.logger.Error("plugin not reloaded: the previous version keeps serving", "plugin", s.cfg.Name,
+				"source", s.cfg.Source, "err", err)
+		} else {
+			r.ld.logger.Error("plugin not loaded", "plugin", s.cfg.Name, "source", s.cfg.Source, "err", err)
+		}
+		return
+	}
+	undo := func() *registry.Changes {
+		if prev != nil {
+			if back, err := r.ld.reg.Replace(p, prev, prevOpts); err == nil {
+				return back
+			}
+		}
+		return r.ld.reg.Remove(p)
+	}
+	if !r.swap(ch, p, undo) {
+		r.failed[k] = id
+		return
+	}
+	delete(r.failed, k)
+	r.current[k] = &servedVersion{spec: s, id: id, p: p}
+	r.warnFeatures(p, s.cfg.Source)
+	if cur != nil {
+		r.retire(cur.p)
+		r.ld.logger.Info("plugin reloaded", "plugin", p.Name(), "source", s.cfg.Source, "sha256", id[:12])
+		return
+	}
+	r.ld.logger.Info("plugin added", "plugin", p.Name(), "source", s.cfg.Source)
+}
+
+// swap publishes registry changes and logs what they did to other plugins
+// (withdrawn by a collision with a new name, or served again). Should
+// go-sdk refuse an entry (the registry checks go-sdk's rules first, so
+// this is a safety net), the plugin is withdrawn and closed: fresh, the
+// version being swapped in, through undo (which puts its previous version
+// back); any other through the registry. It returns false if fresh was
+// refused.
+func (r *reloader) swap(ch *registry.Changes, fresh *plugin.Plugin, undo func() *registry.Changes) bool {
+	ok := true
+	for _, rf := range r.ld.srv.Swap(ch) {
+		if rf.Plugin == fresh {
+			ok = false
+			r.ld.logger.Error("plugin not reloaded: the previous version keeps serving", "plugin", rf.Plugin.Name(),
+				"source", rf.Plugin.Config().Source, "err", rf.Err)
+			r.ld.srv.Swap(undo())
+		} else {
+			r.ld.logger.Error("plugin withdrawn", "plugin", rf.Plugin.Name(), "source", rf.Plugin.Config().Source, "err", rf.Err)
+			r.ld.srv.Swap(r.ld.reg.Remove(rf.Plugin))
+			for k, v := range r.current {
+				if v.p == rf.Plugin {
+					delete(r.current, k)
+					r.failed[k] = v.id
+				}
+			}
+		}
+		r.retire(rf.Plugin)
+	}
+	for _, e := range ch.Removed {
+		if err := r.ld.reg.Why(e.Plugin); err != nil {
+			r.ld.logger.Warn("plugin withdrawn", "plugin", e.Plugin.Name(), "source", e.Plugin.Config().Source, "err", err)
+		}
+	}
+	for _, e := range ch.Added {
+		if e.Plugin != fresh && ok {
+			r.ld.logger.Info("plugin served again", "plugin", e.Plugin.Name(), "source", e.Plugin.Config().Source)
+		}
+	}
+	return ok
+}
+
+// retire closes a plugin that left, once the calls that reached it end.
+// The loader waits for it at shutdown, before the runtime closes.
+func (r *reloader) retire(p *plugin.Plugin) {
+	done := r.ld.srv.Retire(p)
+	r.ld.running.Add(1) // the reloader's own count keeps this above zero
+	go func() {
+		defer r.ld.running.Done()
+		<-done
+	}()
+}
+
+// warnFeatures says when a plugin added while serving brings a kind of
+// feature the server did not advertise at start: sessions opened before
+// do not know of it, and completions need a restart (go-sdk takes the
+// completion handler at start).
+func (r *reloader) warnFeatures(p *plugin.Plugin, source string) {
+	var missing []string
+	if !r.features.Resources && (p.Exports(abi.ExportListResources) || p.Exports(abi.ExportListResourceTemplates)) {
+		missing = append(missing, "resources")
+	}
+	if !r.features.Prompts && p.Exports(abi.ExportListPrompts) {
+		missing = append(missing, "prompts")
+	}
+	if !r.features.Tools && (p.Exports(abi.ExportListTools) || p.Exports(abi.ExportDescribe)) {
+		missing = append(missing, "tools")
+	}
+	if len(missing) > 0 {
+		r.ld.logger.Warn("plugin brings features no plugin had at start: sessions opened before were not told of them",
+			"plugin", p.Name(), "source", source, "features", strings.Join(missing, ","))
+	}
+	if !r.features.Completions && p.Exports(abi.ExportComplete) {
+		r.ld.logger.Warn("plugin completes arguments, but no plugin did at start: completion/complete is served after a restart",
+			"plugin", p.Name(), "source", source)
+	}
+}
+
+// restartOnly names the settings that differ between two configs and that
+// a reload does not apply. A reload applies the [[plugin]] tables (paths,
+// limits, guest config, grants, pins, prefixes), [defaults] and [server]
+// roots; everything else (the listen address, stateless, HTTP bounds,
+// auth, the name, the cache folder, and any table this code does not know)
+// is read once, at start. Fields are compared by reflection so a setting
+// added later is covered without a change here.
+func restartOnly(old, cur *config.Config) []string {
+	var out []string
+	ov, cv := reflect.ValueOf(*old), reflect.ValueOf(*cur)
+	t := ov.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := strings.Split(f.Tag.Get("toml"), ",")[0]
+		switch tag {
+		case "-", "defaults", "plugin":
+			continue
+		case "server":
+			st := f.Type
+			for j := 0; j < st.NumField(); j++ {
+				sf := st.Field(j)
+				stag := strings.Split(sf.Tag.Get("toml"), ",")[0]
+				if stag == "roots" || stag == "-" || !sf.IsExported() {
+					continue
+				}
+				if !reflect.DeepEqual(ov.Field(i).Field(j).Interface(), cv.Field(i).Field(j).Interface()) {
+					out = append(out, "[server] "+stag)
+				}
+			}
+			continue
+		}
+		if f.IsExported() && !reflect.DeepEqual(ov.Field(i).Interface(), cv.Field(i).Interface()) {
+			out = append(out, "["+tag+"]")
+		}
+	}
+	return out
+}
+
+// grantCache opens each granted folder once and hands out the same handle
+// after: a reload reading the config again neither reopens (nor leaks) the
+// folders granted before, and plugins that keep a grant keep its handle. A
+// folder granted anew is opened, and so checked, at the reload that grants
+// it. Handles are kept for the process's life: at most one per folder ever
+// granted.
+type grantCache struct {
+	mu sync.Mutex
+	m  map[string]plugin.Grant
+}
+
+func (g *grantCache) open(path string, readOnly bool) (plugin.Grant, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	k := fmt.Sprintf("%v:%s", readOnly, absPath(path))
+	if gr, ok := g.m[k]; ok {
+		return gr, nil
+	}
+	gr, err := plugin.OpenGrant(path, readOnly)
+	if err != nil {
+		return gr, err
+	}
+	if g.m == nil {
+		g.m = map[string]plugin.Grant{}
+	}
+	g.m[k] = gr
+	return gr, nil
+}
+
+// absPath is path made absolute and clean (as is, if that fails).
+func absPath(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return filepath.Clean(path)
+}

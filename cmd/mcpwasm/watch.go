@@ -1,0 +1,231 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Watching: serve watches the folders it was given, the folders holding
+// the plugin files it was given or the config lists, and the config file,
+// with fsnotify (inotify on Linux). Folders rather than files, because
+// editors and build tools often replace a file by renaming a new one over
+// it, which ends a watch on the file itself.
+//
+// Events are debounced: a path is acted on once it has had no event for
+// quietPeriod and its size and modification time have not changed across
+// one more quietPeriod. A copy still being written keeps producing events,
+// so it is not loaded half-written; one that stalls for longer is loaded,
+// fails (a truncated module does not compile), keeps the previous version
+// serving, and is loaded again on its next event.
+
+// quietPeriod is how long a path must be left alone before it is loaded.
+const quietPeriod = 300 * time.Millisecond
+
+// interests are the paths a reload acts on: any .wasm in dirs, and files.
+type interests struct {
+	dirs  map[string]bool // absolute folders given as arguments
+	files map[string]bool // absolute plugin files given or listed, and the config
+}
+
+func (in interests) wants(path string) bool {
+	return in.files[path] || (in.dirs[filepath.Dir(path)] && strings.HasSuffix(path, ".wasm"))
+}
+
+// folders are the folders to watch for these interests.
+func (in interests) folders() map[string]bool {
+	out := map[string]bool{}
+	for d := range in.dirs {
+		out[d] = true
+	}
+	for f := range in.files {
+		out[filepath.Dir(f)] = true
+	}
+	return out
+}
+
+// interests lists what the arguments and the config in force name. r.mu
+// must be held (r.cfg).
+func (r *reloader) interests() interests {
+	in := interests{dirs: map[string]bool{}, files: map[string]bool{}}
+	for _, a := range r.args {
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			in.dirs[absPath(a)] = true
+		} else {
+			in.files[absPath(a)] = true
+		}
+	}
+	if r.cfgPath != "" {
+		in.files[absPath(r.cfgPath)] = true
+	}
+	for _, p := range r.cfg.Plugins {
+		path := p.Path
+		if !filepath.IsAbs(path) && r.cfg.File != "" {
+			path = filepath.Join(filepath.Dir(r.cfg.File), path)
+		}
+		in.files[absPath(path)] = true
+	}
+	return in
+}
+
+// watcher follows the folders of a reloader's interests.
+type watcher struct {
+	fs      *fsnotify.Watcher
+	watched map[string]bool
+}
+
+// startWatch begins watching, before the initial load starts, so a change
+// made while plugins compile is not missed (its event waits in the queue).
+// Without a watcher (inotify limits) serve goes on, and says so: SIGHUP
+// still reloads.
+func (r *reloader) startWatch() *watcher {
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		r.ld.logger.Warn("not watching plugin files: reload with SIGHUP", "err", err)
+		return nil
+	}
+	w := &watcher{fs: fw, watched: map[string]bool{}}
+	r.mu.Lock()
+	in := r.interests()
+	r.mu.Unlock()
+	r.follow(w, in)
+	return w
+}
+
+// follow watches the folders in needs and stops watching the others.
+func (r *reloader) follow(w *watcher, in interests) {
+	if w == nil {
+		return
+	}
+	want := in.folders()
+	for d := range want {
+		if w.watched[d] {
+			continue
+		}
+		if err := w.fs.Add(d); err != nil {
+			r.ld.logger.Warn("not watching a folder: changes in it need SIGHUP", "folder", d, "err", err)
+			continue
+		}
+		w.watched[d] = true
+		r.ld.logger.Debug("watching for plugin changes", "folder", d)
+	}
+	for d := range w.watched {
+		if !want[d] {
+			w.fs.Remove(d)
+			delete(w.watched, d)
+		}
+	}
+}
+
+// listen takes SIGHUP from now on (its default action ends the process),
+// to be acted on once run starts; one waiting signal is kept.
+func (r *reloader) listen() {
+	if r.hup == nil {
+		r.hup = make(chan os.Signal, 1)
+		signal.Notify(r.hup, syscall.SIGHUP)
+	}
+}
+
+// run adopts what the initial load served, then reloads on file events
+// and SIGHUP until ctx ends.
+func (r *reloader) run(ctx context.Context, specs []spec, w *watcher) {
+	r.adopt(specs)
+	r.listen()
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	if w != nil {
+		defer w.fs.Close()
+		events, errs = w.fs.Events, w.fs.Errors
+	}
+	r.mu.Lock()
+	in := r.interests()
+	r.mu.Unlock()
+	cfgFile := ""
+	if r.cfgPath != "" {
+		cfgFile = absPath(r.cfgPath)
+	}
+	pending := map[string]bool{}    // paths with events not acted on yet
+	lastSeen := map[string]string{} // a pending path's size and time at the last look
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-r.hup:
+			r.ld.logger.Info("SIGHUP: reloading the config and plugins")
+			r.reloadConfig(ctx, "SIGHUP")
+			in = r.refollow(w)
+			continue
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			if path := absPath(ev.Name); in.wants(path) {
+				pending[path] = true
+				timer.Reset(quietPeriod)
+			}
+			continue
+		case err, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			r.ld.logger.Warn("file watch error: some changes may need SIGHUP", "err", err)
+			continue
+		case <-timer.C:
+		}
+		// The timer fired: act on the paths that settled.
+		settled := map[string]bool{}
+		for path := range pending {
+			if sig := statSignature(path); sig == lastSeen[path] {
+				settled[path] = true
+				delete(pending, path)
+				delete(lastSeen, path)
+			} else {
+				lastSeen[path] = sig
+			}
+		}
+		if len(pending) > 0 {
+			timer.Reset(quietPeriod)
+		}
+		if len(settled) == 0 {
+			continue
+		}
+		if settled[cfgFile] {
+			r.reloadConfig(ctx, "config file changed")
+		} else {
+			r.rescan(ctx, settled)
+		}
+		in = r.refollow(w)
+	}
+}
+
+// refollow recomputes the interests after a reload (the config may list
+// other files now) and watches their folders.
+func (r *reloader) refollow(w *watcher) interests {
+	r.mu.Lock()
+	in := r.interests()
+	r.mu.Unlock()
+	r.follow(w, in)
+	return in
+}
+
+// statSignature is what must stay the same for a file to count as
+// settled: its size and modification time, or its absence.
+func statSignature(path string) string {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "absent"
+	}
+	return fmt.Sprintf("%s/%d", st.ModTime(), st.Size())
+}

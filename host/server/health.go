@@ -1,0 +1,133 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"sync"
+)
+
+// Readiness is the server's state as /readyz reports it.
+type Readiness struct {
+	// Ready is true once the initial load has ended and the server is not
+	// draining.
+	Ready bool `json:"ready"`
+	// Status is "ready", "loading" (the initial load has not ended) or
+	// "draining" (shutting down: guest requests are refused).
+	Status string `json:"status"`
+	// Loading names the plugins still loading.
+	Loading []string `json:"loading,omitempty"`
+	// Failed names the plugins that did not load (see LoadFailed). They
+	// do not make the server unready: it serves the others.
+	Failed []string `json:"failed,omitempty"`
+	// Plugins counts the plugins served.
+	Plugins int `json:"plugins"`
+}
+
+// Readiness statuses.
+const (
+	StatusReady    = "ready"
+	StatusLoading  = "loading"
+	StatusDraining = "draining"
+)
+
+// failures lists the plugins that did not load, for /readyz.
+type failures struct {
+	mu    sync.Mutex
+	names []string
+}
+
+// LoadFailed records that a plugin did not load, for /readyz.
+func (s *Server) LoadFailed(name string) {
+	s.failed.mu.Lock()
+	defer s.failed.mu.Unlock()
+	if !slices.Contains(s.failed.names, name) {
+		s.failed.names = append(s.failed.names, name)
+	}
+}
+
+// Readiness reports whether the server is ready to serve guest requests:
+// the initial load has ended (Ready was called) and Drain has not begun.
+func (s *Server) Readiness() Readiness {
+	r := Readiness{Status: StatusReady, Plugins: s.Plugins()}
+	s.load.mu.Lock()
+	for _, p := range s.load.pending {
+		r.Loading = append(r.Loading, p.Name)
+	}
+	s.load.mu.Unlock()
+	slices.Sort(r.Loading)
+	s.failed.mu.Lock()
+	r.Failed = slices.Clone(s.failed.names)
+	s.failed.mu.Unlock()
+	select {
+	case <-s.ready:
+	default:
+		r.Status = StatusLoading
+	}
+	s.drain.mu.Lock()
+	if s.drain.draining || s.drain.stopping {
+		r.Status = StatusDraining
+	}
+	s.drain.mu.Unlock()
+	r.Ready = r.Status == StatusReady
+	return r
+}
+
+// Plugins counts the plugins published and served now.
+func (s *Server) Plugins() int {
+	s.load.mu.Lock()
+	defer s.load.mu.Unlock()
+	return len(s.load.live)
+}
+
+// Sessions counts the MCP sessions open now.
+func (s *Server) Sessions() int {
+	n := 0
+	for range s.mcp.Sessions() {
+		n++
+	}
+	return n
+}
+
+// HealthHandler serves the health endpoints, for load balancers and
+// orchestrators; neither needs authentication and both answer small JSON:
+//
+//   - /healthz: 200 while the process answers;
+//   - /readyz: 200 once the initial load has ended, 503 while plugins load
+//     and while the server drains, the body saying which plugins still
+//     load and which failed.
+func (s *Server) HealthHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, r *http.Request) {
+		rd := s.Readiness()
+		code := http.StatusOK
+		if !rd.Ready {
+			code = http.StatusServiceUnavailable
+		}
+		writeJSON(w, code, rd)
+	})
+	return readOnly(mux)
+}
+
+// readOnly answers 405 to anything but GET and HEAD.
+func readOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	w.Write(append(b, '\n'))
+}
