@@ -29,7 +29,7 @@ greeting = "hi"
 		t.Fatal(err)
 	}
 	if c.Server.Name != "tools" || c.Defaults.Timeout.Duration != 2*time.Second || c.Defaults.Memory.Bytes != 32<<20 ||
-		len(c.Plugins) != 1 || *c.Plugins[0].Prefix || c.Plugins[0].Memory.Bytes != 8<<20 || c.Plugins[0].Config["greeting"] != "hi" {
+		len(c.Plugins) != 1 || *c.Plugins[0].Prefix || c.Plugins[0].Memory.Bytes != 8<<20 || c.Plugins[0].Config["greeting"].Literal != "hi" {
 		t.Fatalf("parsed %+v", c)
 	}
 }
