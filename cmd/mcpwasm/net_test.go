@@ -79,3 +79,30 @@ methods = ["GET"]
 		t.Fatalf("a missing secret: exit %d\n%s", code, errOut)
 	}
 }
+
+// TestJSONFetchExample: the first-party jsonfetch plugin, granted a local
+// API, returns the value at a path; a host it was not granted is an error.
+func TestJSONFetchExample(t *testing.T) {
+	path := filepath.Join("..", "..", "plugins", "jsonfetch", "jsonfetch.wasm")
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("%s is not built (%v): run scripts/build-plugins.sh, or make test", path, err)
+	}
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"items":[{"name":"first"},{"name":"second"}]}`))
+	}))
+	defer api.Close()
+	u, _ := url.Parse(api.URL)
+	cfg := filepath.Join(t.TempDir(), "mcpwasm.toml")
+	abs, _ := filepath.Abs(path)
+	os.WriteFile(cfg, []byte(fmt.Sprintf("[[plugin]]\npath = %q\n[[plugin.net]]\nhosts = [\"127.0.0.1\"]\nports = [%s]\nschemes = [\"http\"]\n", abs, u.Port())), 0o600)
+	cs, stderr := stdioClient(t, "--config", cfg)
+	ctx := context.Background()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "jsonfetch_get_json", Arguments: map[string]any{"url": api.URL, "path": "items.1.name"}})
+	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != `"second"` {
+		t.Fatalf("get_json: %+v %v\n%s", res, err, stderr)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "jsonfetch_get_json", Arguments: map[string]any{"url": "https://example.com/"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "host_not_granted") {
+		t.Fatalf("a host not granted: %+v %v", res, err)
+	}
+}
