@@ -69,6 +69,10 @@ type Context struct {
 	DeadlineMs int64 `json:"deadline_ms,omitempty"`
 	// Mounts lists the filesystem folders the guest may use in this call.
 	Mounts []Mount `json:"mounts,omitempty"`
+	// ClientCapabilities are the capabilities the client declared for this
+	// request (per request in protocol 2026-07-28, per session before), as
+	// an MCP ClientCapabilities object; omitted when no client is known.
+	ClientCapabilities json.RawMessage `json:"client_capabilities,omitempty"`
 }
 
 // Mount is one folder visible to the guest, at the same absolute path as on
@@ -102,3 +106,26 @@ const (
 	ErrBusy          ErrorCategory = "busy"
 	ErrHost          ErrorCategory = "host_error"
 )
+
+// HostFunctionRequestInput is the host function that asks the client for
+// several things at once, each under a key the guest chooses (ABI.md §6).
+const HostFunctionRequestInput = "request_input"
+
+// HostError is a host function's failure as the guest reads it:
+// {"error": {"code"?, "message", "data"?}}.
+type HostError struct {
+	// Code is a JSON-RPC error code when the failure has one, such as
+	// CodeMissingCapability.
+	Code int64 `json:"code,omitempty"`
+	// Message says what went wrong.
+	Message string `json:"message"`
+	// Data carries details, such as {"requiredCapabilities": {...}}.
+	Data json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *HostError) Error() string { return e.Message }
+
+// CodeMissingCapability is the code of a host function's error when the
+// client did not declare the capability the request needs (MCP's
+// MissingRequiredClientCapabilityError).
+const CodeMissingCapability = -32021

@@ -34,18 +34,16 @@ echo "== conformance: stdio (through the bridge) ==" >&2
 scripts/run-conformance.sh --workdir "$work" --stdio "$serve $fixture" \
 	--call test_simple_text --prompt test_simple_prompt --resource test://static-text || status=1
 
-# Alpha (2026-07-28) scenarios whose fixture tools testdata/conformance does
-# not implement yet; listed so a regression elsewhere still fails the run.
-# Each passes as soon as its tool exists (an XFAIL that passes is a PASS).
-ALPHA_XFAIL=input-required-result-basic-elicitation,input-required-result-basic-list-roots,input-required-result-basic-sampling,input-required-result-capability-check,input-required-result-multi-round,input-required-result-multiple-input-requests,input-required-result-non-tool-request,input-required-result-request-state,input-required-result-result-type,input-required-result-tampered-state,server-stateless
-
 # Stateless HTTP cannot send requests to a pre-2026-07-28 client (go-sdk:
 # "stateless servers cannot make requests"), so the stable (2025-11-25)
-# runner's sampling and elicitation scenarios cannot pass there; 2026-07-28
-# clients get both by multi round-trip, which the alpha runner checks.
+# runner's sampling and elicitation scenarios cannot pass there: they are
+# the expected failures below, and none of them is in the 2026-07-28
+# requirement set. 2026-07-28 clients get sampling, elicitation and roots
+# by multi round-trip, which the alpha runner checks with nothing expected
+# to fail.
 echo "== conformance: 2026-07-28 requirements, stateless HTTP ==" >&2
 scripts/run-conformance.sh --workdir "$work" --no-clients --alpha 2026-07-28 \
-	--xfail "tools-call-sampling,tools-call-elicitation,elicitation-sep1034-defaults,elicitation-sep1330-enums,$ALPHA_XFAIL" \
+	--xfail "tools-call-sampling,tools-call-elicitation,elicitation-sep1034-defaults,elicitation-sep1330-enums" \
 	--url "http://127.0.0.1:$port_stateless/mcp" --http-cmd "$serve --stateless --http 127.0.0.1:$port_stateless $fixture" || status=1
 
 # The 0.1.16 runner's server mode has no option to send headers: a loopback

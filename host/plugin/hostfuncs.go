@@ -18,8 +18,9 @@ type Callbacks interface {
 	// Log handles a notify_logging_message payload ({"level","logger","data"}).
 	Log(ctx context.Context, payload json.RawMessage) error
 	// Request makes a request of the client (create_message,
-	// create_elicitation, list_roots) and returns its result. It must return
-	// when ctx ends.
+	// create_elicitation, list_roots, request_input) and returns its result.
+	// It must return when ctx ends. An *abi.HostError reaches the guest with
+	// its code and data.
 	Request(ctx context.Context, function string, payload json.RawMessage) (json.RawMessage, error)
 	// Notify handles notify_resource_updated and the notify_*_list_changed
 	// functions; payload is nil for the latter.
@@ -117,7 +118,11 @@ func requestFunc(name string, takesInput bool) extism.HostFunction {
 
 func writeResult(ctx context.Context, p *extism.CurrentPlugin, res json.RawMessage, err error) uint64 {
 	if err != nil {
-		res, _ = json.Marshal(map[string]any{"error": map[string]string{"message": err.Error()}})
+		var he *abi.HostError
+		if !errors.As(err, &he) {
+			he = &abi.HostError{Message: err.Error()}
+		}
+		res, _ = json.Marshal(map[string]any{"error": he})
 	}
 	h, werr := p.WriteBytes(res)
 	if werr != nil {
@@ -153,6 +158,7 @@ func hostFunctions() []extism.HostFunction {
 		requestFunc("create_message", true),
 		requestFunc("create_elicitation", true),
 		requestFunc("list_roots", false),
+		requestFunc(abi.HostFunctionRequestInput, true),
 		eventFunc("notify_resource_updated", true),
 		eventFunc("notify_tool_list_changed", false),
 		eventFunc("notify_resource_list_changed", false),

@@ -51,7 +51,7 @@ func (t *Tool) Call(ctx context.Context, req CallRequest) *mcp.CallToolResult {
 			Params callParams `json:"params"`
 		}{params})
 	} else {
-		cc := abi.Context{ID: req.ID, Meta: req.Meta, Plugin: t.Plugin.Name(), Tool: t.Declared, Mounts: req.Mounts}
+		cc := withRequestInfo(ctx, abi.Context{ID: req.ID, Meta: req.Meta, Plugin: t.Plugin.Name(), Tool: t.Declared, Mounts: req.Mounts})
 		cc.DeadlineMs = t.Plugin.Config().Timeout.Milliseconds()
 		if d, ok := ctx.Deadline(); ok {
 			if left := time.Until(d).Milliseconds(); left < cc.DeadlineMs {

@@ -77,7 +77,7 @@ func (r *Registry) LookupPrompt(name string) (*Prompt, bool) {
 // Get runs the plugin's get_prompt. A failure is a Go error (a JSON-RPC
 // error for the client).
 func (pr *Prompt) Get(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
-	in, err := envelope(pr.Plugin, map[string]any{"name": pr.Declared, "arguments": args}, abi.Context{})
+	in, err := envelope(ctx, pr.Plugin, map[string]any{"name": pr.Declared, "arguments": args}, abi.Context{})
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +126,7 @@ func (r *Registry) Complete(ctx context.Context, params *mcp.CompleteParams) (*m
 	}
 	req := *params
 	req.Ref = &ref
-	in, err := envelope(p, &req, abi.Context{})
+	in, err := envelope(ctx, p, &req, abi.Context{})
 	if err != nil {
 		return nil, err
 	}

@@ -190,7 +190,7 @@ func (r *Registry) ReadResource(ctx context.Context, uri string, mounts []abi.Mo
 	if len(mounts) > 0 {
 		ctx = plugin.WithMounts(ctx, mounts)
 	}
-	in, err := envelope(p, map[string]string{"uri": uri}, abi.Context{Mounts: mounts})
+	in, err := envelope(ctx, p, map[string]string{"uri": uri}, abi.Context{Mounts: mounts})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -31,6 +32,7 @@ type callbacks struct {
 	mu      sync.Mutex
 	left    int // notifications this call may still send
 	dropped int
+	refused map[string]bool // capabilities the guest asked for and the client lacks
 }
 
 // spend takes one notification from the call's budget, shared by every
@@ -92,66 +94,30 @@ func (c *callbacks) Log(ctx context.Context, payload json.RawMessage) error {
 	return c.session.Log(ctx, &mcp.LoggingMessageParams{Level: p.Level, Logger: p.Logger, Data: p.Data})
 }
 
-// Request makes a server-to-client request on the guest's behalf. It returns
-// when the client answers or the call's context ends.
+// Request makes a server-to-client request on the guest's behalf (or, in
+// 2026-07-28, answers it by round trip). It returns when the client answers
+// or the call's context ends.
 func (c *callbacks) Request(ctx context.Context, function string, payload json.RawMessage) (json.RawMessage, error) {
-	caps := c.caps
-	if caps == nil && c.session != nil {
-		caps = clientCapabilities(c.session)
+	if function == abi.HostFunctionRequestInput {
+		return c.requestInput(ctx, payload)
 	}
-	if err := checkCapability(caps, function); err != nil {
-		return nil, err
+	if name := capabilityOf(function); name == "" {
+		return nil, fmt.Errorf("unknown host function %q", function)
+	} else if !hasCapability(c.capabilities(), name) {
+		return nil, c.refuse(name)
 	}
 	if c.roundTrip != nil {
 		return c.roundTrip.answer(function, payload)
 	}
-	if c.session == nil {
-		return nil, errors.New("no client session")
+	req, err := inputRequest(function, payload)
+	if err != nil {
+		return nil, err
 	}
-	if _, ok := ctx.Deadline(); !ok && c.plugin != nil {
-		// The guest's context carries the call's deadline; should a caller
-		// not, the wait for the client is bounded all the same.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.plugin.Config().Timeout)
-		defer cancel()
-	}
-	var res any
-	var err error
-	switch function {
-	case "create_message":
-		var p mcp.CreateMessageParams
-		if err := json.Unmarshal(payload, &p); err != nil {
-			return nil, fmt.Errorf("create_message: invalid request: %v", err)
-		}
-		res, err = c.session.CreateMessage(ctx, &p)
-	case "create_elicitation":
-		var p mcp.ElicitParams
-		if err := json.Unmarshal(payload, &p); err != nil {
-			return nil, fmt.Errorf("create_elicitation: invalid request: %v", err)
-		}
-		res, err = c.session.Elicit(ctx, &p)
-	case "list_roots":
-		res, err = c.session.ListRoots(ctx, nil)
-	default:
-		return nil, fmt.Errorf("unknown host function %q", function)
-	}
+	res, err := c.ask(ctx, req)
 	if err != nil {
 		return nil, explain(function, err)
 	}
-	return json.Marshal(res)
-}
-
-// checkCapability refuses a request the client said it cannot take.
-func checkCapability(caps *mcp.ClientCapabilities, function string) error {
-	switch {
-	case function == "create_message" && (caps == nil || caps.Sampling == nil):
-		return errors.New("the client does not support sampling (it declared no sampling capability)")
-	case function == "create_elicitation" && (caps == nil || caps.Elicitation == nil):
-		return errors.New("the client does not support elicitation (it declared no elicitation capability)")
-	case function == "list_roots" && (caps == nil || caps.RootsV2 == nil):
-		return errors.New("the client does not support roots")
-	}
-	return nil
+	return res, nil
 }
 
 func clientCapabilities(ss *mcp.ServerSession) *mcp.ClientCapabilities {

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -86,13 +87,35 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	ctx = plugin.WithCallbacks(ctx, s.callbacksFor(req.Session, req.Params.GetProgressToken(), p, req.Params.URI))
-	mounts, _, err := s.callMounts(ctx, p, req.Session, req.ClientCapabilities(),
-		req.ProtocolVersion() >= modernProtocol, nil)
+	cb := s.callbacksFor(req.Session, req.Params.GetProgressToken(), p, req.Params.URI)
+	cb.caps = req.ClientCapabilities()
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if err := s.startRoundTrip(cb, req.ProtocolVersion(), resourceTarget(req.Params.URI), nil,
+		req.Params.InputResponses, req.Params.RequestState, stop); err != nil {
+		return nil, err
+	}
+	ctx = registry.WithRequestInfo(ctx, requestInfo(req.Extra, req.Params.Meta, cb.caps))
+	ctx = plugin.WithCallbacks(ctx, cb)
+	var res *mcp.ReadResourceResult
+	mounts, ok, err := s.callMounts(ctx, p, req.Session, cb.caps, req.ProtocolVersion() >= modernProtocol, cb.roundTrip)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "could not learn the client's roots: " + err.Error()}
 	}
-	res, err := s.reg.ReadResource(ctx, req.Params.URI, mounts)
+	if !ok {
+		cb.roundTrip.need(rootsInputID, &mcp.ListRootsParams{})
+	} else {
+		res, err = s.reg.ReadResource(ctx, req.Params.URI, mounts)
+	}
+	if reqs, state, serr := cb.roundTrip.state(); serr != nil || reqs != nil {
+		if serr != nil {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: serr.Error()}
+		}
+		return &mcp.ReadResourceResult{InputRequests: reqs, RequestState: state}, nil
+	}
+	if err := cb.missingCapability(err != nil); err != nil {
+		return nil, err
+	}
 	if errors.Is(err, registry.ErrNotFound) {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
@@ -105,8 +128,27 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 
 func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		ctx = plugin.WithCallbacks(ctx, s.callbacksFor(req.Session, req.Params.GetProgressToken(), pr.Plugin, pr.Def.Name))
+		cb := s.callbacksFor(req.Session, req.Params.GetProgressToken(), pr.Plugin, pr.Def.Name)
+		cb.caps = req.ClientCapabilities()
+		ctx, stop := context.WithCancel(ctx)
+		defer stop()
+		args, _ := json.Marshal(req.Params.Arguments)
+		if err := s.startRoundTrip(cb, req.ProtocolVersion(), promptTarget(pr.Def.Name), args,
+			req.Params.InputResponses, req.Params.RequestState, stop); err != nil {
+			return nil, err
+		}
+		ctx = registry.WithRequestInfo(ctx, requestInfo(req.Extra, req.Params.Meta, cb.caps))
+		ctx = plugin.WithCallbacks(ctx, cb)
 		res, err := pr.Get(ctx, req.Params.Arguments)
+		if reqs, state, serr := cb.roundTrip.state(); serr != nil || reqs != nil {
+			if serr != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: serr.Error()}
+			}
+			return &mcp.GetPromptResult{InputRequests: reqs, RequestState: state}, nil
+		}
+		if err := cb.missingCapability(err != nil); err != nil {
+			return nil, err
+		}
 		if err != nil {
 			s.logger.InfoContext(ctx, "prompt failed", "prompt", pr.Def.Name, "err", err)
 			code := int64(jsonrpc.CodeInternalError)
@@ -120,6 +162,7 @@ func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
 }
 
 func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	ctx = registry.WithRequestInfo(ctx, requestInfo(req.Extra, req.Params.Meta, req.ClientCapabilities()))
 	res, err := s.reg.Complete(ctx, req.Params)
 	if err != nil {
 		code := int64(jsonrpc.CodeInternalError)

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -21,26 +22,30 @@ import (
 // Protocol 2026-07-28 has no server-to-client requests. A server that needs
 // the client (sampling, elicitation, roots) answers with an input-required
 // result; the client fulfils the requests and calls again (SEP-2322,
-// "multi round-trip requests").
+// "multi round-trip requests"). This serves tools/call, prompts/get and
+// resources/read alike.
 //
 // A guest cannot pause across round trips, so mcpwasm replays: the guest's
-// k-th request of a kind in a call is keyed "<function>-<k>". When the guest
-// makes a request whose answer is not known yet, the host stops the guest and
-// returns that request to the client; on the retry the guest runs again from
-// the start and gets the answers it already has, in order. Earlier answers
-// travel in requestState. Guests therefore should make the same requests in
-// the same order when re-run with the same arguments — which a tool that
-// asks before acting naturally does.
+// k-th single request of a kind in a call is keyed "<function>-<k>", and a
+// request_input batch uses the guest's own keys. When the guest asks for
+// something whose answer is not known yet, the host records that ask (one
+// request, or a whole batch), stops the guest and returns it to the client;
+// on the retry the guest runs again from the start and gets the answers it
+// already has. Earlier answers travel in requestState. Guests therefore
+// should make the same requests in the same order when re-run with the same
+// arguments — which a tool that asks before acting naturally does.
 type roundTrip struct {
-	mu        sync.Mutex
-	answers   map[string]json.RawMessage
-	counts    map[string]int
-	pendingID string
-	pending   mcp.InputRequest
-	stop      context.CancelFunc
-	key       []byte // signs requestState
-	tool      string // the tool called, as exposed
-	args      string // argsHash of the call's arguments
+	mu      sync.Mutex
+	answers map[string]json.RawMessage
+	counts  map[string]int
+	pending mcp.InputRequestMap // this round's requests, once the guest asked
+	stop    context.CancelFunc
+	key     []byte // signs requestState
+	what    string // what was called: tool "x", prompt "x", resource "uri"
+	args    string // argsHash of the request's arguments
+	// ignored lists the inputResponses keys the last round did not issue:
+	// answers nobody asked for are never handed to a guest.
+	ignored []string
 }
 
 // maxRequestState bounds the answers carried between round trips.
@@ -50,12 +55,13 @@ const maxRequestState = 1 << 20
 const stateLifetime = 15 * time.Minute
 
 // roundState is what requestState carries, signed: the answers gathered so
-// far, and what binds them to one call — the tool, its arguments, the
-// request ids issued in the last round, a nonce and an expiry.
+// far, and what binds them to one request — what was called, its
+// arguments, the requests issued in the last round (id to method), a nonce
+// and an expiry.
 type roundState struct {
-	Tool    string                     `json:"tool"`
+	What    string                     `json:"what"`
 	Args    string                     `json:"args"`
-	Issued  []string                   `json:"issued"`
+	Issued  map[string]string          `json:"issued"`
 	Answers map[string]json.RawMessage `json:"answers"`
 	Nonce   string                     `json:"nonce"`
 	Expires int64                      `json:"exp"` // Unix seconds
@@ -63,40 +69,52 @@ type roundState struct {
 
 var errInputRequired = errors.New("input required from the client")
 
-// newRoundTrip starts a 2026-07-28 call of tool: it accepts the client's
-// inputResponses only to the requests its requestState says were issued,
-// for this tool with these arguments, before the state expired.
-func newRoundTrip(params *mcp.CallToolParamsRaw, tool string, key []byte, stop context.CancelFunc) (*roundTrip, error) {
+// Methods of the requests a server may put in an input-required result.
+const (
+	methodElicit        = "elicitation/create"
+	methodCreateMessage = "sampling/createMessage"
+	methodListRoots     = "roots/list"
+)
+
+// newRoundTrip starts a 2026-07-28 request for what (tool "x", prompt "x",
+// resource "uri"). It takes the client's inputResponses only to the
+// requests its requestState says were issued, for this target with these
+// arguments, before the state expired; an answer to anything else is
+// ignored (the guest asks again), as is every answer without a
+// requestState. A state that does not open, or belongs to another request,
+// is an error.
+func newRoundTrip(what string, args json.RawMessage, responses mcp.InputResponseMap, state string,
+	key []byte, stop context.CancelFunc) (*roundTrip, error) {
 	rt := &roundTrip{answers: map[string]json.RawMessage{}, counts: map[string]int{}, stop: stop, key: key,
-		tool: tool, args: argsHash(params.Arguments)}
-	issued := map[string]bool{}
-	if params.RequestState != "" {
-		b, err := openState(key, params.RequestState)
+		what: what, args: argsHash(args)}
+	issued := map[string]string{}
+	if state != "" {
+		b, err := openState(key, state)
 		var st roundState
 		if err != nil || json.Unmarshal(b, &st) != nil {
 			return nil, errors.New("invalid requestState: it was not issued by this server, or was altered")
 		}
 		switch {
-		case st.Tool != tool:
-			return nil, fmt.Errorf("invalid requestState: it was issued for tool %q, not %q", st.Tool, tool)
+		case st.What != what:
+			return nil, fmt.Errorf("invalid requestState: it was issued for %s, not %s", st.What, what)
 		case st.Args != rt.args:
 			return nil, errors.New("invalid requestState: it was issued for other arguments; retry with the arguments of the first call")
 		case time.Now().Unix() > st.Expires:
-			return nil, errors.New("invalid requestState: it expired; call the tool again without it")
+			return nil, errors.New("invalid requestState: it expired; call again without it")
 		}
 		for id, a := range st.Answers {
 			rt.answers[id] = a
 		}
-		for _, id := range st.Issued {
-			issued[id] = true
+		issued = st.Issued
+	}
+	for id, resp := range responses {
+		method, ok := issued[id]
+		if !ok {
+			rt.ignored = append(rt.ignored, id)
+			continue
 		}
-	}
-	if len(params.InputResponses) > 0 && params.RequestState == "" {
-		return nil, errors.New("inputResponses without requestState: answers are accepted only to requests this server made, with the requestState it returned")
-	}
-	for id, resp := range params.InputResponses {
-		if !issued[id] {
-			return nil, fmt.Errorf("inputResponses[%q]: this server did not ask for it", id)
+		if !answers(method, resp) {
+			return nil, fmt.Errorf("inputResponses[%q]: not an answer to %s", id, method)
 		}
 		b, err := json.Marshal(resp)
 		if err != nil {
@@ -104,7 +122,21 @@ func newRoundTrip(params *mcp.CallToolParamsRaw, tool string, key []byte, stop c
 		}
 		rt.answers[id] = b
 	}
+	sort.Strings(rt.ignored)
 	return rt, nil
+}
+
+// answers reports whether resp is the kind of result method asks for.
+func answers(method string, resp mcp.InputResponse) bool {
+	switch resp.(type) {
+	case *mcp.ElicitResult:
+		return method == methodElicit
+	case *mcp.CreateMessageResult, *mcp.CreateMessageWithToolsResult:
+		return method == methodCreateMessage
+	case *mcp.ListRootsResult:
+		return method == methodListRoots
+	}
+	return false
 }
 
 // argsHash identifies a call's arguments whatever their key order or
@@ -121,6 +153,27 @@ func argsHash(args json.RawMessage) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
+// inputRequest decodes a guest's request of one kind: a host function's
+// payload (create_message, create_elicitation, list_roots) or a
+// request_input entry (by method).
+func inputRequest(kind string, payload json.RawMessage) (mcp.InputRequest, error) {
+	var req mcp.InputRequest
+	switch kind {
+	case "create_message", methodCreateMessage:
+		req = &mcp.CreateMessageParams{}
+	case "create_elicitation", methodElicit:
+		req = &mcp.ElicitParams{}
+	case "list_roots", methodListRoots:
+		return &mcp.ListRootsParams{}, nil
+	default:
+		return nil, fmt.Errorf("unknown request %q", kind)
+	}
+	if err := json.Unmarshal(payload, req); err != nil {
+		return nil, fmt.Errorf("%s: invalid request: %v", kind, err)
+	}
+	return req, nil
+}
+
 // answer returns the known answer to the guest's next request of this kind,
 // or records the request, stops the guest and returns errInputRequired.
 func (rt *roundTrip) answer(function string, payload json.RawMessage) (json.RawMessage, error) {
@@ -131,52 +184,92 @@ func (rt *roundTrip) answer(function string, payload json.RawMessage) (json.RawM
 	if a, ok := rt.answers[id]; ok {
 		return a, nil
 	}
-	var req mcp.InputRequest
-	switch function {
-	case "create_message":
-		p := &mcp.CreateMessageParams{}
-		if err := json.Unmarshal(payload, p); err != nil {
-			return nil, fmt.Errorf("create_message: invalid request: %v", err)
-		}
-		req = p
-	case "create_elicitation":
-		p := &mcp.ElicitParams{}
-		if err := json.Unmarshal(payload, p); err != nil {
-			return nil, fmt.Errorf("create_elicitation: invalid request: %v", err)
-		}
-		req = p
-	case "list_roots":
-		req = &mcp.ListRootsParams{}
-	default:
-		return nil, fmt.Errorf("unknown host function %q", function)
+	req, err := inputRequest(function, payload)
+	if err != nil {
+		return nil, err
 	}
-	if rt.pending == nil {
-		rt.pendingID, rt.pending = id, req
-		rt.stop()
-	}
+	rt.record(mcp.InputRequestMap{id: req})
 	return nil, errInputRequired
 }
 
-// result is the input-required result to return, or nil if the guest
-// finished without needing input.
-func (rt *roundTrip) result() (*mcp.CallToolResult, error) {
+// answerAll returns the known answers to a batch of requests, by key, or
+// records the unanswered ones, stops the guest and returns
+// errInputRequired.
+func (rt *roundTrip) answerAll(reqs mcp.InputRequestMap) (map[string]json.RawMessage, error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	out := map[string]json.RawMessage{}
+	missing := mcp.InputRequestMap{}
+	for id, req := range reqs {
+		if a, ok := rt.answers[id]; ok {
+			out[id] = a
+		} else {
+			missing[id] = req
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	rt.record(missing)
+	return nil, errInputRequired
+}
+
+// record makes reqs this round's requests, unless the guest already asked
+// something this run (it was stopped then; what it asks while stopping is
+// not what it would ask once answered), and stops the guest. rt.mu is held.
+func (rt *roundTrip) record(reqs mcp.InputRequestMap) {
+	if rt.pending == nil {
+		rt.pending = reqs
+		rt.stop()
+	}
+}
+
+// state returns this round's requests and their sealed requestState, or
+// nil if the guest finished without needing input (or rt is nil: the
+// request makes no round trips).
+func (rt *roundTrip) state() (mcp.InputRequestMap, string, error) {
+	if rt == nil {
+		return nil, "", nil
+	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	if rt.pending == nil {
-		return nil, nil
+		return nil, "", nil
+	}
+	issued := map[string]string{}
+	for id, req := range rt.pending {
+		issued[id] = requestMethod(req)
 	}
 	nonce := make([]byte, 12)
 	rand.Read(nonce)
-	state, err := json.Marshal(roundState{Tool: rt.tool, Args: rt.args, Issued: []string{rt.pendingID},
+	state, err := json.Marshal(roundState{What: rt.what, Args: rt.args, Issued: issued,
 		Answers: rt.answers, Nonce: base64.RawURLEncoding.EncodeToString(nonce),
 		Expires: time.Now().Add(stateLifetime).Unix()})
 	if err != nil || len(state) > maxRequestState {
-		return nil, errors.New("the answers gathered so far exceed the request-state limit")
+		return nil, "", errors.New("the answers gathered so far exceed the request-state limit")
 	}
-	return &mcp.CallToolResult{
-		InputRequests: mcp.InputRequestMap{rt.pendingID: rt.pending},
-		RequestState:  sealState(rt.key, state),
-	}, nil
+	return rt.pending, sealState(rt.key, state), nil
+}
+
+// requestMethod is the MCP method of an input request.
+func requestMethod(req mcp.InputRequest) string {
+	switch req.(type) {
+	case *mcp.ElicitParams:
+		return methodElicit
+	case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+		return methodCreateMessage
+	}
+	return methodListRoots
+}
+
+// result is the input-required tool result to return, or nil if the guest
+// finished without needing input.
+func (rt *roundTrip) result() (*mcp.CallToolResult, error) {
+	reqs, state, err := rt.state()
+	if err != nil || reqs == nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{InputRequests: reqs, RequestState: state}, nil
 }
 
 // known returns an answer the client already gave, by id.
@@ -187,12 +280,17 @@ func (rt *roundTrip) known(id string) (json.RawMessage, bool) {
 	return a, ok
 }
 
+// need records one request before any guest ran.
+func (rt *roundTrip) need(id string, req mcp.InputRequest) {
+	rt.mu.Lock()
+	rt.record(mcp.InputRequestMap{id: req})
+	rt.mu.Unlock()
+}
+
 // ask returns an input-required result for one request, before any guest
 // ran (the roots a call's mounts depend on).
 func (rt *roundTrip) ask(id string, req mcp.InputRequest) (*mcp.CallToolResult, error) {
-	rt.mu.Lock()
-	rt.pendingID, rt.pending = id, req
-	rt.mu.Unlock()
+	rt.need(id, req)
 	res, err := rt.result()
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}

@@ -56,14 +56,21 @@ func forgedAnswer(model string) *mcp.CreateMessageResult {
 	return &mcp.CreateMessageResult{Role: "assistant", Model: model, Content: &mcp.TextContent{Text: "forged"}}
 }
 
-// Answers without a requestState are refused: a client may answer only
-// what the server asked.
-func TestInputResponsesWithoutStateRefused(t *testing.T) {
+// Answers without a requestState, or to requests the server never made, are
+// ignored, never handed to the guest: the server asks again (SEP-2322:
+// ignore what is not recognized, re-request what is missing).
+func TestUnsolicitedInputResponsesIgnored(t *testing.T) {
 	cs := modernClient(t)
-	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sample", Arguments: map[string]any{},
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sample", Arguments: map[string]any{},
 		InputResponses: mcp.InputResponseMap{"create_message-0": forgedAnswer("evil")}})
-	if err == nil || !strings.Contains(err.Error(), "without requestState") {
-		t.Fatalf("answers without requestState: %v, want a refusal", err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.NeedsInput() || res.InputRequests["create_message-0"] == nil {
+		t.Fatalf("answers without requestState: got %+v, want the request asked again", res)
+	}
+	if strings.Contains(mustJSON(res), "evil") {
+		t.Fatalf("the unsolicited answer reached the guest: %s", mustJSON(res))
 	}
 }
 
@@ -88,8 +95,8 @@ func TestRequestStateBound(t *testing.T) {
 	}{
 		{"replayed on another tool", "echo", map[string]any{"a": 1}, answers, `issued for tool "sample"`},
 		{"replayed with other arguments", "sample", map[string]any{"a": 2}, answers, "other arguments"},
-		{"an answer to an id never issued", "sample", map[string]any{"a": 1},
-			mcp.InputResponseMap{"create_message-0": forgedAnswer("m"), "create_message-7": forgedAnswer("evil")}, "did not ask"},
+		{"an answer of the wrong kind", "sample", map[string]any{"a": 1},
+			mcp.InputResponseMap{"create_message-0": &mcp.ElicitResult{Action: "accept"}}, "not an answer to sampling/createMessage"},
 	} {
 		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args,
 			InputResponses: c.answers, RequestState: first.RequestState})
@@ -97,10 +104,15 @@ func TestRequestStateBound(t *testing.T) {
 			t.Errorf("%s: %v, want an error saying %q", c.what, err, c.want)
 		}
 	}
-	// The same arguments in another key order and spacing are the same call.
+	// The same arguments in another key order and spacing are the same call;
+	// an answer to an id never issued is ignored.
+	answers["create_message-7"] = forgedAnswer("evil")
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sample", Arguments: map[string]any{"a": 1.0},
 		InputResponses: answers, RequestState: first.RequestState})
 	if err != nil || res.IsError || res.StructuredContent == nil {
 		t.Fatalf("a proper retry: %+v %v", res, err)
+	}
+	if got := mustJSON(res.StructuredContent); strings.Contains(got, "evil") || !strings.Contains(got, `"model":"m"`) {
+		t.Fatalf("the guest got %s, want the answer to the request it made", got)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -155,16 +154,13 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 		defer unlink()
 		cb := s.callbacksFor(req.Session, req.Params.GetProgressToken(), t.Plugin, t.Def.Name)
 		cb.caps = req.ClientCapabilities()
-		if req.ProtocolVersion() >= modernProtocol {
-			var stop context.CancelFunc
-			ctx, stop = context.WithCancel(ctx)
-			defer stop()
-			rt, err := newRoundTrip(req.Params, t.Def.Name, s.stateKey, stop)
-			if err != nil {
-				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
-			}
-			cb.roundTrip = rt
+		ctx, stop := context.WithCancel(ctx)
+		defer stop()
+		if err := s.startRoundTrip(cb, req.ProtocolVersion(), toolTarget(t.Def.Name), req.Params.Arguments,
+			req.Params.InputResponses, req.Params.RequestState, stop); err != nil {
+			return nil, err
 		}
+		ctx = registry.WithRequestInfo(ctx, requestInfo(req.Extra, req.Params.Meta, cb.caps))
 		call := registry.CallRequest{Arguments: req.Params.Arguments, Meta: req.Params.Meta, ID: requestID(req.Extra)}
 		mounts, ok, err := s.callMounts(ctx, t.Plugin, req.Session, cb.caps,
 			req.ProtocolVersion() >= modernProtocol, cb.roundTrip)
@@ -183,6 +179,9 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 			} else if ir != nil {
 				return ir, nil
 			}
+		}
+		if err := cb.missingCapability(guestFailed(res)); err != nil {
+			return nil, err
 		}
 		if res.IsError {
 			s.logger.InfoContext(ctx, "tool call failed", "tool", t.Def.Name, "meta", res.Meta)

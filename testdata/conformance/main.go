@@ -1,6 +1,7 @@
 // Command conformance is the Wasm plugin mcpwasm serves to the official MCP
-// conformance suite (@modelcontextprotocol/conformance 0.1.16): the tools,
-// resources, prompts and completions its server scenarios call by name.
+// conformance suite (@modelcontextprotocol/conformance 0.1.16, and the
+// 0.2.0 alpha's 2026-07-28 scenarios: mrtr.go): the tools, resources,
+// prompts and completions its server scenarios call by name.
 //
 // It is an Extism plugin written against mcpwasm's ABI (abi/ABI.md) with the
 // standard library only, built as a WASI reactor:
@@ -29,6 +30,7 @@ type callContext struct {
 	Meta struct {
 		ProgressToken json.RawMessage `json:"progressToken,omitempty"`
 	} `json:"_meta"`
+	ClientCapabilities map[string]json.RawMessage `json:"client_capabilities"`
 }
 
 // content is an MCP content block: text, image, audio or an embedded

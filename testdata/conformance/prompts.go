@@ -56,6 +56,9 @@ func getPrompt(req json.RawMessage, _ callContext) (any, error) {
 	if err := decode(req, &params); err != nil {
 		return nil, err
 	}
+	if params.Name == "test_input_required_result_prompt" {
+		return inputPrompt()
+	}
 	for _, p := range prompts {
 		if p.Name != params.Name {
 			continue
