@@ -167,6 +167,8 @@ func (r *reloader) rescan(ctx context.Context, touched map[string]bool) {
 // before. An error (a root folder that cannot be opened) changes nothing.
 // r.mu must be held.
 func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched func(source string) bool) error {
+	r.ld.srv.Reloading(true) // /readyz: "reloading"
+	defer r.ld.srv.Reloading(false)
 	base, err := r.lf.defaults(cfg)
 	if err != nil {
 		return err

@@ -22,6 +22,9 @@ type Readiness struct {
 	Failed []string `json:"failed,omitempty"`
 	// Plugins counts the plugins served.
 	Plugins int `json:"plugins"`
+	// Reloading is true while a hot reload is under way (see Reloading);
+	// the server still serves, so it does not make it unready.
+	Reloading bool `json:"reloading,omitempty"`
 }
 
 // Readiness statuses.
@@ -70,6 +73,7 @@ func (s *Server) Readiness() Readiness {
 	}
 	s.drain.mu.Unlock()
 	r.Ready = r.Status == StatusReady
+	r.Reloading = s.reloads.Load() > 0
 	return r
 }
 

@@ -191,3 +191,14 @@ func (s *Server) Retire(p *plugin.Plugin) <-chan struct{} {
 	}()
 	return done
 }
+
+// Reloading marks a hot reload as begun (on) or ended (off). The server
+// keeps serving throughout, so it stays ready; /readyz reports
+// "reloading": true meanwhile so an operator or a rollout can tell.
+func (s *Server) Reloading(on bool) {
+	if on {
+		s.reloads.Add(1)
+	} else {
+		s.reloads.Add(-1)
+	}
+}

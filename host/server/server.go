@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
@@ -66,6 +67,7 @@ type Server struct {
 	roots     sessionRoots
 	epochs    epochs // requests that may use a plugin a reload retires (reload.go)
 	failed    failures
+	reloads   atomic.Int32 // hot reloads under way (Reloading)
 	stateKey  []byte
 }
 

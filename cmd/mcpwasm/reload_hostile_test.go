@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestReloadHostileFolder: a watched folder flooded with files written
+// quickly is loaded in a few coalesced reloads, not one per file (the
+// client is told of the change a few times, not a hundred); a symlink
+// swapped to point at another module serves that module; a plugin file
+// replaced by a directory is withdrawn while the rest keeps serving.
+func TestReloadHostileFolder(t *testing.T) {
+	dir := t.TempDir()
+	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	rs := startReload(t, nil, nil, dir)
+	if got := rs.tools(); got != "echo_echo" {
+		t.Fatalf("tools at start = %q", got)
+	}
+	rs.drainChanged()
+
+	// The flood: 100 plugins written as fast as the disk takes them.
+	const flood = 100
+	data, err := os.ReadFile(filepath.Join(dir, "echo.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < flood; i++ {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%03d.wasm", i)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rs.eventually(fmt.Sprintf("%d tools after the flood", flood+1), func() bool {
+		return strings.Count(rs.tools(), ",")+1 == flood+1
+	})
+	rs.call("f099_echo")
+	// Let any straggling notification arrive, then count them. One per
+	// file (uncoalesced) would fill the channel (capacity 100).
+	time.Sleep(time.Second)
+	n := len(rs.changed)
+	t.Logf("%d files -> %d list_changed notifications", flood, n)
+	if n == 0 || n > 10 {
+		t.Fatalf("%d list_changed notifications for %d files: want a few coalesced reloads", n, flood)
+	}
+	for i := 0; i < flood; i++ {
+		os.Remove(filepath.Join(dir, fmt.Sprintf("f%03d.wasm", i)))
+	}
+	rs.waitTools("echo_echo")
+
+	// A symlink swapped to point elsewhere, atomically (rename over it).
+	other := t.TempDir()
+	copyFixture(t, "echo", filepath.Join(other, "a.wasm"))
+	copyFixture(t, "constant", filepath.Join(other, "b.wasm"))
+	link := filepath.Join(dir, "link.wasm")
+	if err := os.Symlink(filepath.Join(other, "a.wasm"), link); err != nil {
+		t.Fatal(err)
+	}
+	rs.waitTools("echo_echo,link_echo")
+	tmp := filepath.Join(dir, "link.tmp")
+	if err := os.Symlink(filepath.Join(other, "b.wasm"), tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, link); err != nil {
+		t.Fatal(err)
+	}
+	rs.waitTools("echo_echo,link_a,link_b")
+	if _, out := rs.call("link_a"); !strings.Contains(out, `"constant"`) {
+		t.Fatalf("link_a after the swap: %s", out)
+	}
+
+	// A plugin file replaced by a directory of the same name.
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(link, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	rs.eventually("link_* withdrawn after link.wasm became a directory", func() bool {
+		return !strings.Contains(rs.tools(), "link_")
+	})
+	if res, out := rs.call("echo_echo"); res.IsError {
+		t.Fatalf("echo after the hostile changes: %s", out)
+	}
+}
