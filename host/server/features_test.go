@@ -44,7 +44,7 @@ func TestResourcesPromptsCompletion(t *testing.T) {
 			}
 
 			lp, err := cs.ListPrompts(ctx, nil)
-			if err != nil || len(lp.Prompts) != 4 {
+			if err != nil || len(lp.Prompts) != 5 { // four of the suite's, and test_input_required_result_prompt
 				t.Fatalf("prompts/list: %v %v", lp, err)
 			}
 			gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_prompt_with_arguments",
