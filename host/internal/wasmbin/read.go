@@ -195,33 +195,39 @@ func parseImports(r *reader, m *Module) error {
 		if err != nil {
 			return fmt.Errorf("import %q.%q: %w", mod, nm, err)
 		}
-		switch Kind(k) {
-		case KindFunc:
-			_, err = r.u32() // type index
-		case KindTable:
-			_, err = r.table()
-		case KindMemory:
-			_, err = r.limits("memory")
-		case KindGlobal:
-			err = r.globalType()
-		case KindTag:
-			var attr byte
-			if attr, err = r.byte(); err == nil {
-				if attr != 0 {
-					err = fmt.Errorf("invalid tag attribute 0x%02x", attr)
-				} else {
-					_, err = r.u32() // type index
-				}
-			}
-		default:
-			err = fmt.Errorf("unknown import kind 0x%02x", k)
-		}
-		if err != nil {
+		if err := r.importDesc(Kind(k)); err != nil {
 			return fmt.Errorf("import %q.%q (%s): %w", mod, nm, Kind(k), err)
 		}
 		m.Imports = append(m.Imports, Import{Module: mod, Name: nm, Kind: Kind(k)})
 	}
 	return nil
+}
+
+// importDesc reads the descriptor of an import of kind k.
+func (r *reader) importDesc(k Kind) error {
+	var err error
+	switch k {
+	case KindFunc:
+		_, err = r.u32() // type index
+	case KindTable:
+		_, err = r.table()
+	case KindMemory:
+		_, err = r.limits("memory")
+	case KindGlobal:
+		err = r.globalType()
+	case KindTag:
+		var attr byte
+		if attr, err = r.byte(); err == nil {
+			if attr != 0 {
+				err = fmt.Errorf("invalid tag attribute 0x%02x", attr)
+			} else {
+				_, err = r.u32() // type index
+			}
+		}
+	default:
+		err = fmt.Errorf("unknown import kind 0x%02x", byte(k))
+	}
+	return err
 }
 
 func parseTables(r *reader, m *Module) error {

@@ -75,23 +75,7 @@ func renameImportSection(r *reader, rename func(module, name string) (string, bo
 		if err != nil {
 			return nil, 0, err
 		}
-		switch Kind(k) {
-		case KindFunc:
-			_, err = r.u32()
-		case KindTable:
-			_, err = r.table()
-		case KindMemory:
-			_, err = r.limits("memory")
-		case KindGlobal:
-			err = r.globalType()
-		case KindTag:
-			if _, err = r.byte(); err == nil {
-				_, err = r.u32()
-			}
-		default:
-			err = fmt.Errorf("unknown import kind 0x%02x", k)
-		}
-		if err != nil {
+		if err := r.importDesc(Kind(k)); err != nil {
 			return nil, 0, fmt.Errorf("import %q.%q: %w", mod, nm, err)
 		}
 		if Kind(k) == KindFunc {
