@@ -14,7 +14,7 @@ func (r *Resolver) getHTTPS(ctx context.Context, ref Ref, req Request) (*Result,
 		return nil, errors.New("an https:// plugin needs its sha256 (64 hex digits) in the config (or #sha256=HEX after the URL): without it anything the server sends would run")
 	}
 	d := "sha256:" + req.SHA256
-	res := &Result{Ref: ref, Digest: d, Pin: "source", MediaType: MediaTypeWasm}
+	res := &Result{Ref: ref, Digest: d, Pin: "source", Signature: Signature{State: "none (https: pinned by its sha256)"}}
 	b, n, err := r.blob(ctx, ref.Raw, "plugin", d, 0, r.opts.MaxSize, func(ctx context.Context) (reader, error) {
 		hr, err := http.NewRequestWithContext(ctx, http.MethodGet, ref.URL.String(), nil)
 		if err != nil {
