@@ -67,7 +67,7 @@ func (ri *remoteInfo) print(w io.Writer) {
 		return
 	}
 	fmt.Fprintf(w, "source   %s\n", ri.Source)
-	fmt.Fprintf(w, "digest   %s (%s)\n", ri.Digest, ri.Pin)
+	fmt.Fprintf(w, "digest   %s, %s\n", ri.Digest, ri.Pin)
 	if ri.MediaType != "" {
 		fmt.Fprintf(w, "layer    %s, %d bytes, %s\n", ri.MediaType, ri.Size, ri.WasmDigest)
 	}

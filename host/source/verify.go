@@ -1,7 +1,6 @@
 package source
 
 import (
-	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -12,7 +11,6 @@ import (
 	"fmt"
 	"os"
 
-	"oras.land/oras-go/v2/registry/remote"
 )
 
 // Mode is a signature policy.
@@ -113,17 +111,26 @@ func ParseKey(b []byte) (Key, error) {
 
 // Signature is what was found about a plugin's signatures.
 type Signature struct {
-	// State is "not checked", "unsigned" or "verified".
+	// State is "not checked", "unsigned", "verified" or, for an https
+	// plugin, "none".
 	State string
+	// Key names the key a verified signature was checked with.
+	Key string
+	// Found is the number of signatures found.
+	Found int
+	// Note says more: why an unsigned plugin was served, which
+	// signatures did not verify.
+	Note string
 }
 
 // String describes the signature state in a few words.
-func (s Signature) String() string { return s.State }
-
-// signatures checks the signatures of the manifest d against the policy.
-func (r *Resolver) signatures(ctx context.Context, repo *remote.Repository, ref Ref, d string, p Policy) (Signature, int64, error) {
-	if p.Verify == "" || p.Verify == Off {
-		return Signature{State: "not checked"}, 0, nil
+func (s Signature) String() string {
+	out := s.State
+	if s.Key != "" {
+		out += " with " + s.Key
 	}
-	return Signature{}, 0, errors.New("signature verification is not implemented yet")
+	if s.Note != "" {
+		out += " (" + s.Note + ")"
+	}
+	return out
 }
