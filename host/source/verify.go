@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-
 )
 
 // Mode is a signature policy.

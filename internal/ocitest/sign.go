@@ -84,8 +84,8 @@ func (reg *Registry) AttachBundle(t testing.TB, repo string, subject ocispec.Des
 	t.Helper()
 	r := reg.Repo(repo)
 	m := ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: ArtifactBundle,
-		Config: ocispec.Descriptor{MediaType: ocispec.MediaTypeEmptyJSON, Digest: r.Put([]byte("{}"), ""), Size: 2},
-		Layers: []ocispec.Descriptor{{MediaType: ArtifactBundle, Digest: r.Put(bundle, ""), Size: int64(len(bundle))}},
+		Config:  ocispec.Descriptor{MediaType: ocispec.MediaTypeEmptyJSON, Digest: r.Put([]byte("{}"), ""), Size: 2},
+		Layers:  []ocispec.Descriptor{{MediaType: ArtifactBundle, Digest: r.Put(bundle, ""), Size: int64(len(bundle))}},
 		Subject: &subject}
 	m.SchemaVersion = 2
 	return reg.PushManifest(t, repo, "", m, ocispec.MediaTypeImageManifest).Digest
