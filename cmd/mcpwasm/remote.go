@@ -126,7 +126,16 @@ func (f *fetcher) policy(p *config.Plugin) (source.Policy, error) {
 			keys = append(keys, f.join(k))
 		}
 	}
-	return source.NewPolicy(mode, keys)
+	signer := f.sources.Signer
+	if p != nil && p.Signer.IsSet() {
+		signer = p.Signer
+	}
+	var keyless *source.Keyless
+	if signer.IsSet() {
+		keyless = &source.Keyless{TrustedRoot: f.join(signer.TrustedRoot), Identity: signer.Identity,
+			IdentityRegexp: signer.IdentityRegexp, Issuer: signer.Issuer}
+	}
+	return source.NewPolicy(mode, keys, keyless)
 }
 
 // get fetches one remote plugin. p is its [[plugin]] table (nil for an

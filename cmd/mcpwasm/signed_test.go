@@ -69,7 +69,7 @@ path = "`+foreign+`"
 
 	// pull says which key verified it; validate fails on the other two.
 	_, errOut, code := runCLI(t, "pull", "--config", cfg)
-	if code != 1 || !strings.Contains(errOut, "signature: verified with "+filepath.Join(dir, "publisher.pub")) || strings.Count(errOut, "failed  ") != 2 {
+	if code != 1 || !strings.Contains(errOut, "signature: verified with key "+filepath.Join(dir, "publisher.pub")) || strings.Count(errOut, "failed  ") != 2 {
 		t.Fatalf("pull: exit %d\n%s", code, errOut)
 	}
 	if _, errOut, code = runCLI(t, "validate", "--config", cfg); code == 0 || !strings.Contains(errOut, "t/foreign") {

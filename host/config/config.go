@@ -81,6 +81,8 @@ type Plugin struct {
 	// Verify and Keys override [sources] verify and keys for an oci:// path.
 	Verify string   `toml:"verify"`
 	Keys   []string `toml:"keys"`
+	// Signer overrides [sources]' keyless identity for an oci:// path.
+	Signer
 	// Prefix exposes tools as "<plugin>_<tool>" (default true).
 	Prefix *bool `toml:"prefix"`
 	// Limits override [defaults].

@@ -20,10 +20,28 @@ type Sources struct {
 	// Keys are PEM public keys (cosign.pub) trusted for signatures,
 	// relative to the config file's folder.
 	Keys []string `toml:"keys"`
+	// Signer is the keyless identity trusted for signatures.
+	Signer
 	// MaxSize bounds one plugin download (default 256MiB).
 	MaxSize Size `toml:"max_size"`
 	// Timeout bounds getting one plugin (default 5m).
 	Timeout Duration `toml:"timeout"`
+}
+
+// Signer is whose Sigstore keyless signatures are trusted (binaries built
+// with -tags sigstore): the certificate identity, exact or by regular
+// expression, its OIDC issuer, and the trusted root file (relative to the
+// config file's folder) that makes checking them work offline.
+type Signer struct {
+	Identity       string `toml:"identity"`
+	IdentityRegexp string `toml:"identity_regexp"`
+	Issuer         string `toml:"issuer"`
+	TrustedRoot    string `toml:"trusted_root"`
+}
+
+// IsSet reports whether any keyless setting is given.
+func (s Signer) IsSet() bool {
+	return s.Identity != "" || s.IdentityRegexp != "" || s.Issuer != "" || s.TrustedRoot != ""
 }
 
 // IsRemote reports whether a plugin path names a registry or URL
@@ -47,8 +65,8 @@ func checkSource(where string, p Plugin) error {
 	if err := checkVerify(where, p.Verify); err != nil {
 		return err
 	}
-	if !strings.HasPrefix(l, "oci://") && (p.Verify != "" || len(p.Keys) > 0) {
-		return fmt.Errorf("%s: verify and keys apply to oci:// plugins only (a file or https:// plugin is pinned by its sha256)", where)
+	if !strings.HasPrefix(l, "oci://") && (p.Verify != "" || len(p.Keys) > 0 || p.Signer.IsSet()) {
+		return fmt.Errorf("%s: verify, keys and keyless settings apply to oci:// plugins only (a file or https:// plugin is pinned by its sha256)", where)
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ path = "https://example.com/b.wasm#sha256=` + sum + `"
 		"[[plugin]]\npath = \"https://example.com/a.wasm\"\n":              `[[plugin]] #1: path "https://example.com/a.wasm": an https:// plugin needs sha256`,
 		"[[plugin]]\nname = \"x\"\npath = \"http://example.com/a.wasm\"\n": `[[plugin]] "x": path "http://example.com/a.wasm": plain http is refused`,
 		"[[plugin]]\npath = \"oci://r.io/a:1\"\nverify = \"sometimes\"\n":  `verify must be "required", "if-signed" or "off", not "sometimes"`,
-		"[[plugin]]\npath = \"a.wasm\"\nverify = \"required\"\n":           "verify and keys apply to oci:// plugins only",
+		"[[plugin]]\npath = \"a.wasm\"\nverify = \"required\"\n":           "verify, keys and keyless settings apply to oci:// plugins only",
 		"[sources]\nverify = \"maybe\"\n":                                  `[sources]: verify must be`,
 		"[sources]\ntimeout = \"soon\"\n":                                  `[sources] timeout: invalid duration`,
 		"[sources]\nmax_size = \"huge\"\n":                                 `[sources] max_size: invalid size`,

@@ -90,7 +90,7 @@ func checkCosign(it sigItem, payload []byte, d string, keys []Key) (Key, error) 
 		return Key{}, fmt.Errorf("it signs %s, not this plugin's %s", p.Critical.Image.Digest, d)
 	}
 	if it.Keyless {
-		return Key{}, errors.New("a keyless (certificate) signature: this binary checks signatures made with a key")
+		return Key{}, errors.New("a keyless cosign signature in the .sig tag: only keyless signatures in Sigstore bundles (cosign v3's default) are checked")
 	}
 	sig, err := base64.StdEncoding.DecodeString(it.Signature)
 	if err != nil || len(sig) == 0 {
@@ -100,7 +100,7 @@ func checkCosign(it sigItem, payload []byte, d string, keys []Key) (Key, error) 
 }
 
 // bundle is the part of a Sigstore bundle (v0.1 to v0.3) read here.
-type bundle struct {
+type sigBundle struct {
 	MediaType            string `json:"mediaType"`
 	VerificationMaterial struct {
 		PublicKey   *json.RawMessage `json:"publicKey"`
@@ -128,7 +128,7 @@ type bundle struct {
 // envelope whose in-toto statement has d as a subject, signed with one of
 // keys.
 func checkBundle(b []byte, d string, manifest []byte, keys []Key) (Key, error) {
-	var bu bundle
+	var bu sigBundle
 	if err := json.Unmarshal(b, &bu); err != nil {
 		return Key{}, fmt.Errorf("not a Sigstore bundle: %v", err)
 	}
@@ -136,7 +136,7 @@ func checkBundle(b []byte, d string, manifest []byte, keys []Key) (Key, error) {
 		return Key{}, fmt.Errorf("media type %q is not a Sigstore bundle's", bu.MediaType)
 	}
 	if bu.VerificationMaterial.PublicKey == nil {
-		return Key{}, errors.New("a keyless (certificate) bundle: this binary checks signatures made with a key")
+		return Key{}, errors.New("the bundle names no public key")
 	}
 	switch {
 	case bu.MessageSignature != nil:

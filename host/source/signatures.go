@@ -100,16 +100,12 @@ func (r *Resolver) evaluate(rec sigRecord, d string, manifest []byte, p Policy) 
 	var why []string
 	for _, it := range rec.Items {
 		blob, err := r.opts.Store.Read(it.Blob, maxSignatureBlob)
-		var k Key
+		var by string
 		if err == nil {
-			if it.Kind == "bundle" {
-				k, err = checkBundle(blob, d, manifest, p.Keys)
-			} else {
-				k, err = checkCosign(it, blob, d, p.Keys)
-			}
+			by, err = checkOne(it, blob, d, manifest, p)
 		}
 		if err == nil {
-			sig.State, sig.Key = "verified", k.Name
+			sig.State, sig.Key = "verified", by
 			if len(rec.Items) > 1 {
 				sig.Note = fmt.Sprintf("%d signatures found", len(rec.Items))
 			}
@@ -123,7 +119,7 @@ func (r *Resolver) evaluate(rec sigRecord, d string, manifest []byte, p Policy) 
 		more = fmt.Sprintf("; and %d more", len(why)-show)
 		why = why[:show]
 	}
-	return sig, fmt.Errorf("signature check failed: %d signature(s) found and none verifies with the trusted key(s): %s%s", len(rec.Items), strings.Join(why, "; "), more)
+	return sig, fmt.Errorf("signature check failed: %d signature(s) found and none verifies with the trusted key(s) or identity: %s%s", len(rec.Items), strings.Join(why, "; "), more)
 }
 
 // fetchSignatures asks the registry for the signatures of d: cosign's
@@ -225,4 +221,25 @@ func (r *Resolver) fetchSignatures(ctx context.Context, repo *remote.Repository,
 		}
 	}
 	return rec, total, nil
+}
+
+// checkOne checks one recorded signature and names what verified it: a
+// key file, or a keyless identity.
+func checkOne(it sigItem, blob []byte, d string, manifest []byte, p Policy) (string, error) {
+	switch {
+	case it.Kind == "bundle" && isKeylessBundle(blob):
+		if p.Keyless == nil {
+			return "", errors.New("a keyless (certificate) signature, and no identity is trusted (identity, issuer, trusted_root)")
+		}
+		who, err := checkKeyless(blob, d, p.Keyless)
+		if err != nil {
+			return "", err
+		}
+		return "identity " + who, nil
+	case it.Kind == "bundle":
+		k, err := checkBundle(blob, d, manifest, p.Keys)
+		return "key " + k.Name, err
+	}
+	k, err := checkCosign(it, blob, d, p.Keys)
+	return "key " + k.Name, err
 }

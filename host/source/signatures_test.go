@@ -33,7 +33,7 @@ func policy(t *testing.T, mode Mode, keys ...crypto.Signer) Policy {
 	for _, k := range keys {
 		files = append(files, ocitest.WritePublicKey(t, k))
 	}
-	p, err := NewPolicy(string(mode), files)
+	p, err := NewPolicy(string(mode), files, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

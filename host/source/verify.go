@@ -30,6 +30,8 @@ const (
 type Policy struct {
 	Verify Mode
 	Keys   []Key
+	// Keyless, if set, trusts keyless signatures by one identity.
+	Keyless *Keyless
 }
 
 // Key is a public key trusted for signatures.
@@ -39,11 +41,12 @@ type Key struct {
 	Public crypto.PublicKey
 }
 
-// NewPolicy reads the key files and checks the mode: "required",
-// "if-signed", "off", or "" (if-signed when keys are given, else off).
-// "required" and "if-signed" need at least one key.
-func NewPolicy(mode string, keyFiles []string) (Policy, error) {
-	p := Policy{Verify: Mode(mode)}
+// NewPolicy reads the key files, checks the keyless identity (nil: none)
+// and the mode: "required", "if-signed", "off", or "" (if-signed when keys
+// or an identity are given, else off). "required" and "if-signed" need a
+// key or an identity.
+func NewPolicy(mode string, keyFiles []string, keyless *Keyless) (Policy, error) {
+	p := Policy{Verify: Mode(mode), Keyless: keyless}
 	for _, f := range keyFiles {
 		k, err := LoadKey(f)
 		if err != nil {
@@ -51,16 +54,22 @@ func NewPolicy(mode string, keyFiles []string) (Policy, error) {
 		}
 		p.Keys = append(p.Keys, k)
 	}
+	if keyless != nil {
+		if err := keyless.check(); err != nil {
+			return p, err
+		}
+	}
+	trusted := len(p.Keys) > 0 || keyless != nil
 	switch p.Verify {
 	case "":
 		p.Verify = Off
-		if len(p.Keys) > 0 {
+		if trusted {
 			p.Verify = IfSigned
 		}
 	case Off:
 	case IfSigned, Required:
-		if len(p.Keys) == 0 {
-			return p, fmt.Errorf("verify = %q needs a public key to check signatures with ([sources] keys, keys, or --key cosign.pub); keyless verification is not in this binary", mode)
+		if !trusted {
+			return p, fmt.Errorf("verify = %q needs a public key (keys, or --key cosign.pub) or a keyless identity (identity, issuer, trusted_root) to check signatures with", mode)
 		}
 	default:
 		return p, fmt.Errorf("verify must be \"required\", \"if-signed\" or \"off\", not %q", mode)
