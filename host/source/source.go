@@ -8,9 +8,11 @@
 //
 // A Resolver fetches remote plugins into a content-addressed store (package
 // store), records the digest a tag resolved to in a lock file (Lock) so
-// later starts run the same bytes, and checks cosign signatures stored in
-// the registry against the operator's public keys (Policy). Once a plugin
-// is in the store and pinned, getting it again touches no network.
+// later starts run the same bytes, and checks the signatures stored in the
+// registry (cosign's .sig tag and Sigstore bundles attached as referrers)
+// against the operator's public keys or, in binaries built with -tags
+// sigstore, a keyless identity (Policy). Once a plugin is in the store and
+// pinned, getting it again touches no network.
 //
 // Every download is bounded in size and time; every error names the
 // source.
