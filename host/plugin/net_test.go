@@ -184,3 +184,22 @@ func TestNetworkNamespaceReserved(t *testing.T) {
 		t.Fatalf("load: %v, want a refusal naming mcpwasm:host/net", err)
 	}
 }
+
+// TestServedImportsChecked: an import of a function mcpwasm serves with
+// the wrong type or kind is refused at load, naming the import as the
+// module wrote it and both types, not at its first call.
+func TestServedImportsChecked(t *testing.T) {
+	rt := newRuntime(t, plugin.RuntimeOptions{})
+	for name, want := range map[string]string{
+		"net_shape":  "imports extism:host/env.http_request with type (i32, i32) -> i32; mcpwasm provides (i64, i64) -> i64",
+		"user_shape": "imports extism:host/user.notify_progress as a global; it is a function (i64)",
+	} {
+		data, err := os.ReadFile(fixture.Path(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rt.Load(context.Background(), plugin.Config{Name: name, Wasm: data}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: load: %v, want %q", name, err, want)
+		}
+	}
+}

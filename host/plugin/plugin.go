@@ -172,6 +172,9 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkServedImports(mod); err != nil {
+		return nil, err
+	}
 	if patched, err = renameNetImports(patched); err != nil {
 		return nil, err
 	}

@@ -195,20 +195,23 @@ func parseImports(r *reader, m *Module) error {
 		if err != nil {
 			return fmt.Errorf("import %q.%q: %w", mod, nm, err)
 		}
-		if err := r.importDesc(Kind(k)); err != nil {
+		typ, err := r.importDesc(Kind(k))
+		if err != nil {
 			return fmt.Errorf("import %q.%q (%s): %w", mod, nm, Kind(k), err)
 		}
-		m.Imports = append(m.Imports, Import{Module: mod, Name: nm, Kind: Kind(k)})
+		m.Imports = append(m.Imports, Import{Module: mod, Name: nm, Kind: Kind(k), Type: typ})
 	}
 	return nil
 }
 
-// importDesc reads the descriptor of an import of kind k.
-func (r *reader) importDesc(k Kind) error {
+// importDesc reads the descriptor of an import of kind k, and returns a
+// function import's type index.
+func (r *reader) importDesc(k Kind) (uint32, error) {
+	var typ uint32
 	var err error
 	switch k {
 	case KindFunc:
-		_, err = r.u32() // type index
+		typ, err = r.u32() // type index
 	case KindTable:
 		_, err = r.table()
 	case KindMemory:
@@ -227,7 +230,7 @@ func (r *reader) importDesc(k Kind) error {
 	default:
 		err = fmt.Errorf("unknown import kind 0x%02x", byte(k))
 	}
-	return err
+	return typ, err
 }
 
 func parseTables(r *reader, m *Module) error {

@@ -75,7 +75,7 @@ func renameImportSection(r *reader, rename func(module, name string) (string, bo
 		if err != nil {
 			return nil, 0, err
 		}
-		if err := r.importDesc(Kind(k)); err != nil {
+		if _, err := r.importDesc(Kind(k)); err != nil {
 			return nil, 0, fmt.Errorf("import %q.%q: %w", mod, nm, err)
 		}
 		if Kind(k) == KindFunc {

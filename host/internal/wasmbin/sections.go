@@ -143,7 +143,7 @@ func (r *reader) vec(what string, entry func(i int) error) (int, error) {
 
 func (r *reader) skipU32() error { _, err := r.u32(); return err }
 
-func parseTypes(r *reader) error {
+func parseTypes(r *reader, m *Module) error {
 	_, err := r.vec("type", func(int) error {
 		form, err := r.byte()
 		switch {
@@ -154,11 +154,23 @@ func parseTypes(r *reader) error {
 		case form != 0x60:
 			return fmt.Errorf("invalid type form 0x%02x (function types are 0x60)", form)
 		}
-		for _, what := range []string{"parameter", "result"} {
-			if _, err := r.vec(what, func(int) error { return r.valType() }); err != nil {
+		var ft FuncType
+		for _, dst := range []*[]byte{&ft.Params, &ft.Results} {
+			what := "parameter"
+			if dst == &ft.Results {
+				what = "result"
+			}
+			if _, err := r.vec(what, func(int) error {
+				if err := r.valType(); err != nil {
+					return err
+				}
+				*dst = append(*dst, r.b[r.off-1])
+				return nil
+			}); err != nil {
 				return err
 			}
 		}
+		m.Types = append(m.Types, ft)
 		return nil
 	})
 	return err

@@ -57,6 +57,62 @@ func (k Kind) String() string {
 type Import struct {
 	Module, Name string
 	Kind         Kind
+	// Type is a function import's type index (into Module.Types).
+	Type uint32
+}
+
+// FuncType is a function type: its parameter and result value types, as
+// their binary bytes (0x7F i32, 0x7E i64, 0x7D f32, 0x7C f64, ...).
+type FuncType struct {
+	Params, Results []byte
+}
+
+// String writes the type as "(i64, i64) -> i64".
+func (t FuncType) String() string {
+	names := func(b []byte) string {
+		var out []string
+		for _, v := range b {
+			out = append(out, valTypeName(v))
+		}
+		return strings.Join(out, ", ")
+	}
+	s := "(" + names(t.Params) + ")"
+	switch len(t.Results) {
+	case 0:
+		return s
+	case 1:
+		return s + " -> " + names(t.Results)
+	}
+	return s + " -> (" + names(t.Results) + ")"
+}
+
+func valTypeName(b byte) string {
+	switch b {
+	case 0x7F:
+		return "i32"
+	case 0x7E:
+		return "i64"
+	case 0x7D:
+		return "f32"
+	case 0x7C:
+		return "f64"
+	case 0x7B:
+		return "v128"
+	case typeFuncref:
+		return "funcref"
+	case typeExternref:
+		return "externref"
+	}
+	return fmt.Sprintf("0x%02x", b)
+}
+
+// ImportType returns a function import's type, and false for another kind
+// of import or a type index out of range.
+func (m *Module) ImportType(imp Import) (FuncType, bool) {
+	if imp.Kind != KindFunc || int(imp.Type) >= len(m.Types) {
+		return FuncType{}, false
+	}
+	return m.Types[imp.Type], true
 }
 
 // Export is one entry of the export section.
@@ -82,6 +138,7 @@ type Table struct {
 // Module is what Inspect found. The slices are in binary order and nil
 // when empty.
 type Module struct {
+	Types          []FuncType
 	Imports        []Import
 	Exports        []Export
 	Memories       []Limits // defined memories, imported ones excluded
@@ -307,7 +364,7 @@ func parse(wasm []byte) (*Module, layout, error) {
 			}
 			body.off = len(body.b) // other custom sections are not ours to check
 		case secType:
-			err = parseTypes(body)
+			err = parseTypes(body, m)
 		case secImport:
 			err = parseImports(body, m)
 		case secFunction:

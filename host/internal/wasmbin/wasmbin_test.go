@@ -81,9 +81,10 @@ func TestInspectPlugin(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Module{
+		Types: []FuncType{{Results: []byte{0x7F}}, {Results: []byte{0x7E}}, {Params: []byte{0x7F}}, {Params: []byte{0x7F}, Results: []byte{0x7F}}},
 		Imports: []Import{
-			{"extism:host/env", "input_length", KindFunc},
-			{"wasi_snapshot_preview1", "proc_exit", KindFunc},
+			{"extism:host/env", "input_length", KindFunc, 1},
+			{"wasi_snapshot_preview1", "proc_exit", KindFunc, 2},
 		},
 		Exports: []Export{
 			{"memory", KindMemory}, {"list_tools", KindFunc}, {"call_tool", KindFunc},
@@ -337,7 +338,7 @@ func TestSegmentsModule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(m.Imports, []Import{{"extism:host/env", "g", KindGlobal}}) ||
+	if !reflect.DeepEqual(m.Imports, []Import{{"extism:host/env", "g", KindGlobal, 0}}) ||
 		!reflect.DeepEqual(m.CustomSections, []string{"name"}) || len(m.Tables) != 3 {
 		t.Fatalf("Inspect = %+v", m)
 	}
@@ -349,5 +350,24 @@ func TestSegmentsModule(t *testing.T) {
 		if ok, _, _, p := wazeroCompiles(b); !ok || p != nil {
 			t.Fatalf("wazero does not compile it (%v)", p)
 		}
+	}
+}
+
+func TestImportType(t *testing.T) {
+	m, err := Inspect(readTestdata(t, "plugin.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"() -> i64", "(i32)"} {
+		ft, ok := m.ImportType(m.Imports[i])
+		if !ok || ft.String() != want {
+			t.Errorf("import %d: %v %q, want %q", i, ok, ft, want)
+		}
+	}
+	if s := (FuncType{Params: []byte{0x7E, 0x7E}, Results: []byte{0x7F, 0x7C}}).String(); s != "(i64, i64) -> (i32, f64)" {
+		t.Errorf("%q", s)
+	}
+	if _, ok := m.ImportType(Import{Kind: KindMemory}); ok {
+		t.Error("a memory import has a function type")
 	}
 }
