@@ -163,7 +163,7 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 			return nil, err
 		}
 		ctx = registry.WithRequestInfo(ctx, requestInfo(req.Extra, req.Params.Meta, cb.caps))
-		call := registry.CallRequest{Arguments: req.Params.Arguments, Meta: req.Params.Meta, ID: requestID(req.Extra)}
+		call := registry.CallRequest{Arguments: req.Params.Arguments, Meta: guestMetaIn(req.Params.Meta), ID: requestID(req.Extra)}
 		mounts, ok, err := s.callMounts(ctx, t.Plugin, req.Session, cb.caps,
 			req.ProtocolVersion() >= modernProtocol, cb.roundTrip)
 		if err != nil {
