@@ -1,0 +1,111 @@
+package server_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// allPages lists every page of the four lists and returns the names (URIs
+// for resources, URI templates for templates), one string per list, and
+// how many pages tools/list took.
+func allPages(t *testing.T, cs *mcp.ClientSession) (map[string][]string, int) {
+	t.Helper()
+	ctx := context.Background()
+	out := map[string][]string{}
+	pages := 0
+	for cursor := ""; ; pages++ {
+		r, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range r.Tools {
+			out["tools"] = append(out["tools"], x.Name)
+		}
+		if cursor = r.NextCursor; cursor == "" {
+			break
+		}
+	}
+	for cursor := ""; ; {
+		r, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range r.Prompts {
+			out["prompts"] = append(out["prompts"], x.Name)
+		}
+		if cursor = r.NextCursor; cursor == "" {
+			break
+		}
+	}
+	for cursor := ""; ; {
+		r, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range r.Resources {
+			out["resources"] = append(out["resources"], x.URI)
+		}
+		if cursor = r.NextCursor; cursor == "" {
+			break
+		}
+	}
+	for cursor := ""; ; {
+		r, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, x := range r.ResourceTemplates {
+			out["templates"] = append(out["templates"], x.URITemplate)
+		}
+		if cursor = r.NextCursor; cursor == "" {
+			break
+		}
+	}
+	return out, pages
+}
+
+// tools/list, prompts/list, resources/list and resources/templates/list
+// come in one order, whatever order the plugins loaded in and however
+// often they are asked, page after page: sorted by name (tools, prompts),
+// URI (resources) or URI template, byte-wise. go-sdk keeps them that way
+// (its feature sets are sorted by key, and cursors are the last key
+// served), so a plugin re-added by a reload takes its place again.
+func TestListOrderDeterministic(t *testing.T) {
+	specs := []loadSpec{{name: "conformance"}, {name: "echo"}, {name: "constant"}, {name: "typed"}, {name: "templates_only"}}
+	var first map[string][]string
+	for i, order := range [][]loadSpec{specs, {specs[4], specs[3], specs[2], specs[1], specs[0]}, {specs[2], specs[0], specs[4], specs[1], specs[3]}} {
+		srv, _ := newServerWith(t, true, server.Options{Name: "test", PageSize: 4}, plugin.RuntimeOptions{}, order...)
+		for _, version := range []string{"2026-07-28", "2025-11-25"} {
+			cs := connectVersion(t, srv, nil, version)
+			for range 2 {
+				got, pages := allPages(t, cs)
+				if pages < 3 {
+					t.Fatalf("tools/list took %d pages; the test needs several", pages+1)
+				}
+				for list, names := range got {
+					if !slices.IsSorted(names) || len(slices.Compact(slices.Clone(names))) != len(names) {
+						t.Errorf("order %d, %s, %s: not sorted or repeated: %s", i, version, list, strings.Join(names, " "))
+					}
+				}
+				if first == nil {
+					first = got
+					continue
+				}
+				for list := range first {
+					if !slices.Equal(got[list], first[list]) {
+						t.Errorf("order %d, %s, %s:\n%s\nwant\n%s", i, version, list, strings.Join(got[list], " "), strings.Join(first[list], " "))
+					}
+				}
+			}
+		}
+	}
+	if len(first["tools"]) < 10 || len(first["prompts"]) == 0 || len(first["resources"]) == 0 || len(first["templates"]) < 2 {
+		t.Fatalf("lists too small to tell: %v", first)
+	}
+}
