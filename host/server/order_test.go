@@ -2,12 +2,16 @@ package server_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -75,12 +79,17 @@ func allPages(t *testing.T, cs *mcp.ClientSession) (map[string][]string, int) {
 // often they are asked, page after page: sorted by name (tools, prompts),
 // URI (resources) or URI template, byte-wise. go-sdk keeps them that way
 // (its feature sets are sorted by key, and cursors are the last key
-// served), so a plugin re-added by a reload takes its place again.
+// served), so a plugin a hot reload replaces takes its place again.
 func TestListOrderDeterministic(t *testing.T) {
 	specs := []loadSpec{{name: "conformance"}, {name: "echo"}, {name: "constant"}, {name: "typed"}, {name: "templates_only"}}
 	var first map[string][]string
+	var srv0 *server.Server
+	var reg0 *registry.Registry
 	for i, order := range [][]loadSpec{specs, {specs[4], specs[3], specs[2], specs[1], specs[0]}, {specs[2], specs[0], specs[4], specs[1], specs[3]}} {
-		srv, _ := newServerWith(t, true, server.Options{Name: "test", PageSize: 4}, plugin.RuntimeOptions{}, order...)
+		srv, reg := newServerWith(t, true, server.Options{Name: "test", PageSize: 4}, plugin.RuntimeOptions{}, order...)
+		if srv0 == nil {
+			srv0, reg0 = srv, reg
+		}
 		for _, version := range []string{"2026-07-28", "2025-11-25"} {
 			cs := connectVersion(t, srv, nil, version)
 			for range 2 {
@@ -103,6 +112,44 @@ func TestListOrderDeterministic(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+	// A hot reload replaces the conformance plugin, whose names sort among
+	// the others': they take their places again.
+	ctx := context.Background()
+	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close(ctx) })
+	data, err := os.ReadFile(fixture.Path(t, "conformance"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next, err := rt.Load(ctx, plugin.Config{Name: "conformance", Source: "conformance.wasm", Wasm: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, ok := reg0.Lookup("conformance_test_simple_text")
+	if !ok {
+		t.Fatal("conformance_test_simple_text not served")
+	}
+	e, err := registry.Read(ctx, next, registry.AddOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := reg0.Replace(old.Plugin, e, registry.AddOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if refused := srv0.Swap(ch); len(refused) > 0 {
+		t.Fatal(refused[0].Err)
+	}
+	<-srv0.Retire(old.Plugin)
+	got, _ := allPages(t, connectVersion(t, srv0, nil, "2026-07-28"))
+	for list := range first {
+		if !slices.Equal(got[list], first[list]) {
+			t.Errorf("after a reload, %s:\n%s\nwant\n%s", list, strings.Join(got[list], " "), strings.Join(first[list], " "))
 		}
 	}
 	if len(first["tools"]) < 10 || len(first["prompts"]) == 0 || len(first["resources"]) == 0 || len(first["templates"]) < 2 {
