@@ -6,6 +6,7 @@ GO ?= go
 ## test: install missing toolchains, build every plugin and fixture from source, vet, test
 test: toolchains wasm vet guests
 	$(GO) test -race -count=1 ./...
+	$(GO) vet -tags sigstore ./host/source/ && $(GO) test -race -count=1 -tags sigstore ./host/source/
 	cd deploy/kubernetes/check && $(GO) test -count=1 ./...
 	./scripts/conformance.sh
 

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/source"
 )
 
 func newRuntime(lf *limitFlags, logger *slog.Logger) (*plugin.Runtime, error) {
@@ -24,8 +25,9 @@ func newRuntime(lf *limitFlags, logger *slog.Logger) (*plugin.Runtime, error) {
 	return plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: lf.cacheDir, Logger: logger, MemoryBudget: budget})
 }
 
-// loadOne loads a single plugin file with its tools unprefixed.
-func loadOne(ctx context.Context, path string, lf *limitFlags, logger *slog.Logger) (*plugin.Runtime, *registry.Registry, *plugin.Plugin, error) {
+// loadOne loads a single plugin file (or oci:// or https:// source, got by
+// f) with its tools unprefixed.
+func loadOne(ctx context.Context, path string, lf *limitFlags, logger *slog.Logger, f *fetcher) (*plugin.Runtime, *registry.Registry, *plugin.Plugin, error) {
 	base, err := lf.defaults(&config.Config{})
 	if err != nil {
 		return nil, nil, nil, err
@@ -40,7 +42,12 @@ func loadOne(ctx context.Context, path string, lf *limitFlags, logger *slog.Logg
 		}
 		base.Grants = addGrant(base.Grants, gr)
 	}
-	data, err := os.ReadFile(path)
+	var data []byte
+	if source.IsRemote(path) {
+		data, err = f.wasm(path, nil)
+	} else {
+		data, err = os.ReadFile(path)
+	}
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -65,7 +72,9 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("call", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var lf limitFlags
+	var rf remoteFlags
 	lf.register(fs)
+	rf.register(fs)
 	fs.Var(&lf.roots, "root", "grant the plugin read-only access to DIR (repeatable)")
 	fs.Var(&lf.rwRoots, "rw-root", "grant the plugin read-write access to DIR (repeatable)")
 	logLevel := fs.String("log-level", "warn", "stderr log level (debug shows guest stdout/stderr)")
@@ -106,7 +115,10 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	ctx := context.Background()
-	rt, reg, _, err := loadOne(ctx, pos[0], &lf, newLogger(stderr, *logLevel))
+	logger := newLogger(stderr, *logLevel)
+	fetch := newFetcher(ctx, rf, &config.Config{}, logger)
+	fetch.dryRun = true
+	rt, reg, _, err := loadOne(ctx, pos[0], &lf, logger, fetch)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpwasm call:", err)
 		return 2
@@ -139,7 +151,9 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var lf limitFlags
+	var rf remoteFlags
 	lf.register(fs)
+	rf.register(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	cfgPath := fs.String("config", "", "also show what the config lets the plugin reach (network, filesystem, guest config; secrets by source)")
 	pos, err := parseArgs(fs, args)
@@ -147,11 +161,16 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if len(pos) != 1 {
-		fmt.Fprintln(stderr, "usage: mcpwasm inspect [--json] [--config FILE] PLUGIN.wasm")
+		fmt.Fprintln(stderr, "usage: mcpwasm inspect [--json] [--config FILE] PLUGIN.wasm | oci://… | https://…")
 		return 2
 	}
 	ctx := context.Background()
-	rt, reg, p, err := loadOne(ctx, pos[0], &lf, newLogger(stderr, "warn"))
+	fetch, err := inspectFetcher(ctx, rf, *cfgPath, newLogger(stderr, "warn"))
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm inspect:", err)
+		return 2
+	}
+	rt, reg, p, err := loadOne(ctx, pos[0], &lf, newLogger(stderr, "warn"), fetch)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpwasm inspect:", err)
 		return 2
@@ -160,13 +179,14 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	defer reg.Close(ctx)
 	type imp struct{ Module, Name, Kind string }
 	report := struct {
-		Plugin     string   `json:"plugin"`
-		Size       int      `json:"size_bytes"`
-		ABIVersion int      `json:"abi_version"`
-		Imports    []imp    `json:"imports"`
-		Exports    []string `json:"exports"`
-		Tools      []any    `json:"tools"`
-		Reach      *reach   `json:"reach"`
+		Plugin     string      `json:"plugin"`
+		Size       int         `json:"size_bytes"`
+		ABIVersion int         `json:"abi_version"`
+		Imports    []imp       `json:"imports"`
+		Exports    []string    `json:"exports"`
+		Tools      []any       `json:"tools"`
+		Reach      *reach      `json:"reach"`
+		Source     *remoteInfo `json:"source,omitempty"`
 	}{Plugin: p.Name(), Size: len(p.Config().Wasm), ABIVersion: p.ABIVersion}
 	if report.Reach, err = reachOf(*cfgPath, p.Name(), pos[0]); err != nil {
 		fmt.Fprintln(stderr, "mcpwasm inspect:", err)
@@ -181,12 +201,14 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	for _, t := range reg.Tools() {
 		report.Tools = append(report.Tools, t.Def)
 	}
+	report.Source = remoteInfoOf(fetch.result(pos[0]))
 	if *asJSON {
 		out, _ := json.MarshalIndent(report, "", "  ")
 		fmt.Fprintln(stdout, string(out))
 		return 0
 	}
 	fmt.Fprintf(stdout, "plugin   %s (%d bytes), ABI v%d\n", report.Plugin, report.Size, report.ABIVersion)
+	report.Source.print(stdout)
 	fmt.Fprintln(stdout, "imports")
 	for _, i := range report.Imports {
 		fmt.Fprintf(stdout, "  %s.%s (%s)\n", i.Module, i.Name, i.Kind)

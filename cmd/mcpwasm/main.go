@@ -5,6 +5,7 @@
 //	mcpwasm call    [flags] PLUGIN.wasm TOOL [JSON]  run one tool, print the result
 //	mcpwasm inspect [--json] PLUGIN.wasm             show a plugin's imports, exports and tools
 //	mcpwasm validate [--config FILE] [PLUGIN.wasm | DIR]...  check a config and load its plugins, without serving
+//	mcpwasm pull    [--config FILE] [--update] [SOURCE]...  fetch oci:// and https:// plugins into the store
 //	mcpwasm new     rust|go|tinygo|as DIR            write a plugin folder to start from
 //
 // This package holds flags and wiring only; the work is in host/.
@@ -28,11 +29,15 @@ Usage:
   mcpwasm inspect [--json] PLUGIN.wasm             show imports, exports, ABI version and tools
   mcpwasm validate [--config FILE] [PLUGIN.wasm | DIR]...
                                                    check a config and load its plugins without serving; exit 1 on a problem
+  mcpwasm pull    [--config FILE] [--update] [oci://… | https://…]...
+                                                   fetch registry and https plugins into the store, pin tags in mcpwasm.lock
   mcpwasm new     rust|go|tinygo|as DIR            write a ready-to-build plugin folder (one hello tool)
   mcpwasm bench   [flags]                          side-by-side benchmark (issue 8); run from the checkout
   mcpwasm version
 
 With no plugins and no --config, serve runs the built-in example plugins.
+A plugin is a .wasm file, a folder of them, oci://REGISTRY/REPO:TAG (or
+@sha256:…), or https://…/plugin.wasm with its sha256.
 Run "mcpwasm <command> -h" for a command's flags.
 `
 
@@ -56,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdValidate(args[1:], stdout, stderr)
 	case "new":
 		return cmdNew(args[1:], stdout, stderr)
+	case "pull":
+		return cmdPull(args[1:], stderr)
 	case "bench":
 		return cmdBench(args[1:], stdout, stderr)
 	case "version", "--version", "-v":

@@ -49,6 +49,7 @@ type reloader struct {
 	noPrefix bool
 	features server.Features // what the server advertised at start
 	grants   *grantCache
+	fetch    *fetcher       // oci:// and https:// plugins
 	hup      chan os.Signal // SIGHUP, once listen was called
 
 	mu       sync.Mutex // one reload at a time
@@ -176,7 +177,7 @@ func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched fu
 	if base.Grants, err = rootGrantsWith(append(append([]string(nil), r.roots...), cfg.Server.Roots...), r.grants.open); err != nil {
 		return err
 	}
-	specs, problems := collectWith(r.args, cfg, base, r.noPrefix, r.grants.open)
+	specs, problems := collectWith(r.args, cfg, base, r.noPrefix, r.grants.open, r.fetch)
 	r.report(problems)
 	want := map[string]bool{}
 	ks := keys(specs)

@@ -34,6 +34,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	var (
 		lf        limitFlags
 		of        opsFlags
+		rf        remoteFlags
 		cfgPath   = fs.String("config", "", "TOML config file")
 		httpAddr  = fs.String("http", "", "serve Streamable HTTP on ADDR (host defaults to 127.0.0.1) at /mcp, instead of stdio")
 		stateless = fs.Bool("stateless", false, "stateless HTTP: serves 2026-07-28 clients; no server-to-client requests")
@@ -52,6 +53,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	)
 	lf.register(fs)
 	of.register(fs)
+	rf.register(fs)
 	fs.Var(&hosts, "allowed-host", "HTTP: accept this Host header (name or name:port; repeatable); needed beyond loopback against DNS rebinding")
 	fs.Var(&roots, "root", "grant every plugin read-only access to DIR (repeatable); a client's roots narrow it further")
 	benchNative := fs.Bool("bench-native-echo", false, "bench only: also serve native_echo, a native Go echo tool in this server (see mcpwasm bench)")
@@ -107,7 +109,8 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "mcpwasm: --load-timeout %s: must be positive\n", *loadLimit)
 		return 2
 	}
-	specs, problems := collectWith(pos, cfg, base, *noPrefix, grants.open)
+	fetch := newFetcher(context.Background(), rf, cfg, logger)
+	specs, problems := collectWith(pos, cfg, base, *noPrefix, grants.open, fetch)
 	for _, err := range problems {
 		logger.Error("plugin not loaded", "err", err)
 	}
@@ -160,7 +163,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	defer cancelLoad()
 	// Then the reloader follows the files and SIGHUP (watch.go, reload.go).
 	rl := &reloader{ld: ld, args: pos, cfgPath: *cfgPath, cfg: cfg, lf: &lf, roots: roots,
-		noPrefix: *noPrefix, features: features, grants: grants}
+		noPrefix: *noPrefix, features: features, grants: grants, fetch: fetch}
 	var w *watcher
 	rl.listen()
 	if *watch {

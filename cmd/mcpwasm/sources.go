@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/source"
 	"github.com/mcpwasm/mcpwasm/plugins/builtin"
 )
 
@@ -118,6 +119,11 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 // nameFromFile derives a plugin name from its file name: "text-kit.wasm" →
 // "text-kit"; characters clients reject become "_".
 func nameFromFile(path string) string {
+	if source.IsRemote(path) {
+		if r, err := source.Parse(path); err == nil {
+			return r.Name() // "oci://ghcr.io/acme/textkit:1.0" → "textkit"
+		}
+	}
 	n := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	return unsafeName.ReplaceAllString(n, "_")
 }
@@ -131,8 +137,8 @@ func nameFromFile(path string) string {
 // A source that cannot be read (a missing file or folder, a folder without
 // .wasm files, a [[plugin.fs]] folder that does not exist) is returned in
 // problems, naming it, and skipped: the others are served.
-func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool) (specs []spec, problems []error) {
-	return collectWith(args, c, base, noPrefix, plugin.OpenGrant)
+func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool, f *fetcher) (specs []spec, problems []error) {
+	return collectWith(args, c, base, noPrefix, plugin.OpenGrant, f)
 }
 
 // grantOpener opens a granted folder: plugin.OpenGrant, or a reload's
@@ -140,9 +146,10 @@ func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool)
 type grantOpener func(path string, readOnly bool) (plugin.Grant, error)
 
 // collectWith is collect with the [[plugin.fs]] folders opened by open.
-func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix bool, open grantOpener) (specs []spec, problems []error) {
+// f gets the oci:// and https:// plugins (remote.go).
+func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix bool, open grantOpener, f *fetcher) (specs []spec, problems []error) {
 	for _, p := range c.Plugins {
-		s, err := configSpec(c, p, base, open)
+		s, err := configSpec(c, p, base, open, f)
 		if err != nil {
 			problems = append(problems, err)
 			continue
@@ -150,6 +157,15 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 		specs = append(specs, s)
 	}
 	for _, a := range args {
+		if source.IsRemote(a) {
+			cfg, err := remoteArg(f, a, base)
+			if err != nil {
+				problems = append(problems, err)
+				continue
+			}
+			specs = append(specs, spec{cfg: cfg, unprefixed: noPrefix})
+			continue
+		}
 		files, err := wasmFiles(a)
 		if err != nil {
 			problems = append(problems, err)
@@ -177,7 +193,7 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 }
 
 // configSpec turns one [[plugin]] table into a spec.
-func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open grantOpener) (spec, error) {
+func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open grantOpener, f *fetcher) (spec, error) {
 	grants := base.Grants
 	for _, g := range p.FS {
 		path := g.Path
@@ -191,12 +207,19 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 		grants = addGrant(grants, gr)
 	}
 	path := p.Path
-	if !filepath.IsAbs(path) && c.File != "" {
-		path = filepath.Join(filepath.Dir(c.File), path)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+	var data []byte
+	var err error
+	if source.IsRemote(path) {
+		if data, err = f.wasm(path, &p); err != nil {
+			return spec{}, fmt.Errorf("%s: [[plugin]] %w", c.File, err)
+		}
+	} else {
+		if !filepath.IsAbs(path) && c.File != "" {
+			path = filepath.Join(filepath.Dir(c.File), path)
+		}
+		if data, err = os.ReadFile(path); err != nil {
+			return spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+		}
 	}
 	guest, err := p.Resolve(c.File)
 	if err != nil {

@@ -24,12 +24,14 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	var (
 		lf        limitFlags
+		rf        remoteFlags
 		cfgPath   = fs.String("config", "", "TOML config file to check")
 		noPrefix  = fs.Bool("no-prefix", false, "as serve: plugins given as arguments keep their declared names")
 		loadLimit = fs.Duration("load-timeout", 60*time.Second, "give up on a plugin not loaded this long after start")
 		roots     stringList
 	)
 	lf.register(fs)
+	rf.register(fs)
 	fs.Var(&roots, "root", "as serve: grant every plugin read-only access to DIR (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mcpwasm validate [--config FILE] [flags] [PLUGIN.wasm | DIR]...")
@@ -64,7 +66,9 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		fail(err)
 		return 1
 	}
-	specs, problems := collect(pos, cfg, base, *noPrefix)
+	fetch := newFetcher(context.Background(), rf, cfg, newLogger(stderr, "warn"))
+	fetch.dryRun = true // validate writes no pin
+	specs, problems := collect(pos, cfg, base, *noPrefix, fetch)
 	for _, p := range problems {
 		fail(p)
 	}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/mcpwasm/mcpwasm/host/source"
 )
 
 // Watching: serve watches the folders it was given, the folders holding
@@ -56,6 +58,9 @@ func (in interests) folders() map[string]bool {
 func (r *reloader) interests() interests {
 	in := interests{dirs: map[string]bool{}, files: map[string]bool{}}
 	for _, a := range r.args {
+		if source.IsRemote(a) {
+			continue // fetched, not watched
+		}
 		if st, err := os.Stat(a); err == nil && st.IsDir() {
 			in.dirs[absPath(a)] = true
 		} else {
@@ -66,6 +71,9 @@ func (r *reloader) interests() interests {
 		in.files[absPath(r.cfgPath)] = true
 	}
 	for _, p := range r.cfg.Plugins {
+		if source.IsRemote(p.Path) {
+			continue
+		}
 		path := p.Path
 		if !filepath.IsAbs(path) && r.cfg.File != "" {
 			path = filepath.Join(filepath.Dir(r.cfg.File), path)

@@ -19,6 +19,7 @@ type Config struct {
 	Server   Server   `toml:"server"`
 	Defaults Defaults `toml:"defaults"`
 	Plugins  []Plugin `toml:"plugin"`
+	Sources  Sources  `toml:"sources"` // oci:// and https:// plugins (sources.go)
 	// File is the path the config was read from, for messages.
 	File string `toml:"-"`
 }
@@ -71,10 +72,17 @@ type Defaults struct {
 type Plugin struct {
 	// Name defaults to the file name without .wasm.
 	Name string `toml:"name"`
-	// Path is the .wasm file, relative to the config file's folder.
+	// Path is the .wasm file, relative to the config file's folder, or an
+	// oci:// or https:// source (sources.go).
 	Path string `toml:"path"`
 	// SHA256 pins the file's digest; a mismatch refuses the plugin.
+	// Required for an https:// path.
 	SHA256 string `toml:"sha256"`
+	// Verify and Keys override [sources] verify and keys for an oci:// path.
+	Verify string   `toml:"verify"`
+	Keys   []string `toml:"keys"`
+	// Signer overrides [sources]' keyless identity for an oci:// path.
+	Signer
 	// Prefix exposes tools as "<plugin>_<tool>" (default true).
 	Prefix *bool `toml:"prefix"`
 	// Limits override [defaults].
@@ -225,6 +233,9 @@ func (c *Config) check(data []byte) error {
 		if p.SHA256 != "" && !regexp.MustCompile(`^[0-9a-fA-F]{64}$`).MatchString(p.SHA256) {
 			return fmt.Errorf("%s: sha256 must be 64 hex digits", where)
 		}
+		if err := checkSource(where, p); err != nil {
+			return err
+		}
 		if p.NetMaxResponse.err != nil || p.NetMaxRequests < 0 {
 			return fmt.Errorf("%s: net_max_response or net_max_requests: %v", where, errors.Join(p.NetMaxResponse.err, errors.New("must be positive")))
 		}
@@ -247,6 +258,9 @@ func (c *Config) check(data []byte) error {
 		return errors.New("[server] max_sessions and max_connections must be positive")
 	}
 	if err := c.Server.checkAccess(); err != nil {
+		return err
+	}
+	if err := c.Sources.check(); err != nil {
 		return err
 	}
 	return checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput, c.Defaults.Concurrency)

@@ -2,6 +2,7 @@ package check
 
 import (
 	"bytes"
+	"debug/buildinfo"
 	"debug/elf"
 	"fmt"
 	"os"
@@ -334,5 +335,16 @@ func TestStaticBinary(t *testing.T) {
 	}
 	if b, err := exec.Command(out, "version").CombinedOutput(); err != nil {
 		t.Fatalf("the static binary does not run: %v\n%s", err, b)
+	}
+	// Keyless signature checking (sigstore-go, ~370 modules) is only in
+	// binaries built with -tags sigstore; the default one links none of it.
+	info, err := buildinfo.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range info.Deps {
+		if strings.Contains(m.Path, "sigstore") {
+			t.Fatalf("the default binary links %s", m.Path)
+		}
 	}
 }

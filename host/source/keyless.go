@@ -1,0 +1,79 @@
+package source
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+)
+
+// Keyless says whose Sigstore keyless signatures are trusted: the identity
+// (the certificate's subject alternative name: an e-mail address or a CI
+// workflow URI) and the OIDC issuer that vouched for it, checked against a
+// trusted root file (Sigstore's trusted_root.json, or a private
+// deployment's) so that verification needs no network.
+//
+// Keyless verification uses sigstore-go, which is large (about 370
+// modules), so it is only in binaries built with -tags sigstore; without
+// it, a policy with a Keyless part is refused when it is read.
+type Keyless struct {
+	// TrustedRoot is the path of the trusted root JSON file.
+	TrustedRoot string
+	// Identity is the exact identity; IdentityRegexp a regular expression
+	// it must match instead. One of the two is required.
+	Identity, IdentityRegexp string
+	// Issuer is the exact OIDC issuer URL; required.
+	Issuer string
+}
+
+// KeylessAvailable reports whether this binary can check keyless
+// signatures (it was built with -tags sigstore).
+const KeylessAvailable = keylessBuilt
+
+func (k *Keyless) check() error {
+	switch {
+	case k.TrustedRoot == "":
+		return errors.New("keyless verification needs trusted_root (a Sigstore trusted_root.json file)")
+	case k.Issuer == "":
+		return errors.New("keyless verification needs issuer (the OIDC issuer URL, e.g. https://token.actions.githubusercontent.com)")
+	case k.Identity == "" && k.IdentityRegexp == "":
+		return errors.New("keyless verification needs identity or identity_regexp (whose signature to trust)")
+	case k.Identity != "" && k.IdentityRegexp != "":
+		return errors.New("give identity or identity_regexp, not both")
+	}
+	if k.IdentityRegexp != "" {
+		if _, err := regexp.Compile(k.IdentityRegexp); err != nil {
+			return fmt.Errorf("identity_regexp: %v", err)
+		}
+	}
+	if !KeylessAvailable {
+		return errors.New("keyless verification (identity, issuer, trusted_root) is not in this binary: build it with -tags sigstore (see README, Get plugins), or use a public key")
+	}
+	return loadTrustedRoot(k.TrustedRoot)
+}
+
+// who names the trusted identity in messages.
+func (k *Keyless) who() string {
+	id := k.Identity
+	if id == "" {
+		id = "~" + k.IdentityRegexp
+	}
+	return id + " (issuer " + k.Issuer + ")"
+}
+
+// digestBytes is the hash in a sha256 digest.
+func digestBytes(d string) ([]byte, error) {
+	if len(d) != len("sha256:")+64 || d[:7] != "sha256:" {
+		return nil, fmt.Errorf("%q is not a sha256 digest", d)
+	}
+	return hex.DecodeString(d[7:])
+}
+
+// isKeylessBundle reports whether a Sigstore bundle carries a certificate
+// (keyless) rather than naming a public key.
+func isKeylessBundle(b []byte) bool {
+	var bu sigBundle
+	return json.Unmarshal(b, &bu) == nil && bu.VerificationMaterial.PublicKey == nil &&
+		(bu.VerificationMaterial.Certificate != nil || bu.VerificationMaterial.X509Chain != nil)
+}

@@ -1,0 +1,146 @@
+package source
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mcpwasm/mcpwasm/host/source/store"
+)
+
+// LockName is the lock file's name, beside the config file.
+const LockName = "mcpwasm.lock"
+
+// Lock holds the digests tags were pinned to: one "SOURCE DIGEST" line per
+// tag, read when it is opened and rewritten whole (atomically) on every
+// change. Its methods are safe for concurrent use.
+type Lock struct {
+	path   string
+	mu     sync.Mutex
+	pins   map[string]string
+	dryRun bool
+}
+
+// DryRun makes Set change the pins in memory only, never the file (for
+// commands that must not write: validate, inspect).
+func (l *Lock) DryRun() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.dryRun = true
+}
+
+// LockFor is the lock file that goes with a config file: mcpwasm.lock in
+// the same folder.
+func LockFor(configFile string) string {
+	return filepath.Join(filepath.Dir(configFile), LockName)
+}
+
+// OpenLock reads the lock file at path; a missing file is an empty lock,
+// created on the first pin. A malformed line is an error naming the file
+// and the line.
+func OpenLock(path string) (*Lock, error) {
+	l := &Lock{path: path, pins: map[string]string{}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return l, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 2 {
+			return nil, fmt.Errorf("%s:%d: want \"SOURCE DIGEST\", got %q", path, n, line)
+		}
+		ref, err := Parse(f[0])
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+		}
+		if ref.Kind != OCI || ref.Tag == "" || ref.Digest != "" {
+			return nil, fmt.Errorf("%s:%d: %s is not an oci:// source with a tag", path, n, f[0])
+		}
+		if err := store.CheckDigest(f[1]); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
+		}
+		if prev, dup := l.pins[f[0]]; dup && prev != f[1] {
+			return nil, fmt.Errorf("%s:%d: %s is pinned twice, to %s and %s", path, n, f[0], prev, f[1])
+		}
+		l.pins[f[0]] = f[1]
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return l, nil
+}
+
+// Path is the lock file's path.
+func (l *Lock) Path() string { return l.path }
+
+// Get returns the digest source is pinned to.
+func (l *Lock) Get(source string) (string, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	d, ok := l.pins[source]
+	return d, ok
+}
+
+// Set pins source to digest and writes the file.
+func (l *Lock) Set(source, digest string) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.pins[source] == digest {
+		return nil
+	}
+	prev, had := l.pins[source]
+	l.pins[source] = digest
+	if l.dryRun {
+		return nil
+	}
+	if err := l.write(); err != nil {
+		if had {
+			l.pins[source] = prev
+		} else {
+			delete(l.pins, source)
+		}
+		return fmt.Errorf("%s: %w", l.path, err)
+	}
+	return nil
+}
+
+// Pins returns a copy of every pin.
+func (l *Lock) Pins() map[string]string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := make(map[string]string, len(l.pins))
+	for k, v := range l.pins {
+		out[k] = v
+	}
+	return out
+}
+
+func (l *Lock) write() error {
+	var b strings.Builder
+	b.WriteString("# mcpwasm.lock: the digest each tag was pinned to when first fetched.\n")
+	b.WriteString("# Written by mcpwasm; `mcpwasm pull --update` moves the pins. Keep it with the config.\n")
+	keys := make([]string, 0, len(l.pins))
+	for k := range l.pins {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s %s\n", k, l.pins[k])
+	}
+	return store.WriteFileAtomic(l.path, []byte(b.String()), 0o644, "")
+}
