@@ -48,6 +48,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		sessIdle  = fs.Duration("session-timeout", 0, "HTTP: close a session idle this long (default 30m)")
 		watch     = fs.Bool("watch", true, "reload plugins when their files, their folders or the config file change (SIGHUP reloads either way)")
 		keyFile   = fs.String("state-key-file", "", "HTTP: sign multi round-trip requestState with the key in FILE, shared by all replicas (else $MCPWASM_STATE_KEY, else a random key)")
+		listTTL   = fs.Duration("list-ttl", 0, "ttlMs of tools/prompts/resources list results, the caching hint of protocol 2026-07-28 (0: stale at once; at most 24h)")
 		insecure  = fs.Bool("insecure-no-auth", false, "HTTP: allow serving a non-loopback address without [server.auth] (e.g. behind an authenticating proxy)")
 	)
 	lf.register(fs)
@@ -138,7 +139,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	name := cfg.Server.Name
 	features := scanFeatures(specs, logger)
 	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger, StateKey: key,
-		Features: features, Audit: op.audit})
+		Features: features, Audit: op.audit, ListTTL: *listTTL})
 	op.start(srv, rt)
 	if *benchNative {
 		srv.AddNativeEcho()

@@ -20,11 +20,11 @@ func TestResourcesPromptsCompletion(t *testing.T) {
 			ctx := context.Background()
 
 			lr, err := cs.ListResources(ctx, nil)
-			if err != nil || len(lr.Resources) != 3 {
+			if err != nil || len(lr.Resources) != 4 { // three of the suite's, and the MCP App (extras.go)
 				t.Fatalf("resources/list: %v %v", lr, err)
 			}
 			lt, err := cs.ListResourceTemplates(ctx, nil)
-			if err != nil || len(lt.ResourceTemplates) != 1 || lt.ResourceTemplates[0].URITemplate != "test://template/{id}/data" {
+			if err != nil || len(lt.ResourceTemplates) != 2 || lt.ResourceTemplates[1].URITemplate != "test://template/{id}/data" {
 				t.Fatalf("resources/templates/list: %v %v", lt, err)
 			}
 			rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-text"})

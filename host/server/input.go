@@ -47,7 +47,7 @@ func (s *Server) startRoundTrip(cb *callbacks, version, target string, args json
 
 // requestInfo is what the guest serving req is told about it.
 func requestInfo(extra *mcp.RequestExtra, meta mcp.Meta, caps *mcp.ClientCapabilities) registry.RequestInfo {
-	info := registry.RequestInfo{ID: requestID(extra), Meta: meta}
+	info := registry.RequestInfo{ID: requestID(extra), Meta: guestMetaIn(meta)}
 	if caps != nil {
 		info.ClientCapabilities, _ = json.Marshal(caps)
 	}

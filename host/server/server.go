@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
@@ -41,6 +42,12 @@ type Options struct {
 	// audit); it is also put in each call's context for the sandbox's
 	// guards. Nil records nothing.
 	Audit *audit.Log
+	// ListTTL is the ttlMs of list results (cache.go); 0, the default, says
+	// a list is stale at once. Bounded by MaxCacheTTL.
+	ListTTL time.Duration
+	// PageSize bounds the items of one list page; 0 means go-sdk's default
+	// (1000).
+	PageSize int
 	// Features are what the plugins provide, known from their exports
 	// before they finish compiling; they decide the advertised capabilities.
 	Features Features
@@ -101,7 +108,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
 	}
 	so := &mcp.ServerOptions{Instructions: opts.Instructions, Logger: logger, Capabilities: caps,
-		RootsListChangedHandler: s.rootsChanged}
+		RootsListChangedHandler: s.rootsChanged, SetCacheable: s.setCacheable, PageSize: max(opts.PageSize, 0)}
 	if opts.Features.Completions {
 		caps.Completions = &mcp.CompletionCapabilities{}
 		so.CompletionHandler = s.complete
@@ -163,7 +170,7 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 			return nil, err
 		}
 		ctx = registry.WithRequestInfo(ctx, requestInfo(req.Extra, req.Params.Meta, cb.caps))
-		call := registry.CallRequest{Arguments: req.Params.Arguments, Meta: req.Params.Meta, ID: requestID(req.Extra)}
+		call := registry.CallRequest{Arguments: req.Params.Arguments, Meta: guestMetaIn(req.Params.Meta), ID: requestID(req.Extra)}
 		mounts, ok, err := s.callMounts(ctx, t.Plugin, req.Session, cb.caps,
 			req.ProtocolVersion() >= modernProtocol, cb.roundTrip)
 		if err != nil {

@@ -57,6 +57,9 @@ func readResource(req json.RawMessage, _ callContext) (any, error) {
 	if err := decode(req, &params); err != nil {
 		return nil, err
 	}
+	if res, ok := readExtra(params.URI); ok {
+		return res, nil
+	}
 	var c resourceContents
 	switch uri := params.URI; {
 	case uri == staticTextURI:

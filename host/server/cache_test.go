@@ -1,0 +1,130 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/bearer"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// listHints lists the four lists and returns each result's hints.
+func listHints(t *testing.T, cs *mcp.ClientSession) map[string]mcp.Cacheable {
+	t.Helper()
+	ctx := context.Background()
+	lt, err1 := cs.ListTools(ctx, nil)
+	lp, err2 := cs.ListPrompts(ctx, nil)
+	lr, err3 := cs.ListResources(ctx, nil)
+	lrt, err4 := cs.ListResourceTemplates(ctx, nil)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]mcp.Cacheable{"tools/list": lt.Cacheable, "prompts/list": lp.Cacheable,
+		"resources/list": lr.Cacheable, "resources/templates/list": lrt.Cacheable}
+}
+
+// The host sets the hints of the four lists: ttlMs from ListTTL (0 by
+// default, clamped to MaxCacheTTL), cacheScope public for an
+// unauthenticated client.
+func TestListCacheHints(t *testing.T) {
+	limit := int(server.MaxCacheTTL / time.Millisecond)
+	for _, c := range []struct {
+		ttl  time.Duration
+		want int
+	}{{0, 0}, {90 * time.Second, 90_000}, {-time.Second, 0}, {10_000 * time.Hour, limit}} {
+		t.Run(fmt.Sprint(c.ttl), func(t *testing.T) {
+			srv, _ := newServerWith(t, false, server.Options{Name: "test", ListTTL: c.ttl}, plugin.RuntimeOptions{},
+				loadSpec{name: "conformance"})
+			for _, version := range []string{"2026-07-28", "2025-11-25"} {
+				for method, h := range listHints(t, connectVersion(t, srv, nil, version)) {
+					if h.TTLMs != c.want || h.CacheScope != "public" {
+						t.Errorf("%s %s: ttlMs %d, cacheScope %q; want %d, public", version, method, h.TTLMs, h.CacheScope, c.want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// A plugin declares the hints of its reads; hostile values are clamped,
+// and a ttlMs no integer holds is a malformed result, a JSON-RPC error
+// naming the plugin, after which the server keeps serving.
+func TestReadCacheHints(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
+	cs := connect(t, srv, nil)
+	limit := int(server.MaxCacheTTL / time.Millisecond)
+	for _, c := range []struct {
+		ttl, scope string
+		wantTTL    int
+		wantScope  string
+	}{
+		{"5000", "public", 5000, "public"},
+		{"5000", "private", 5000, "private"},
+		{"-5", "public", 0, "public"},
+		{"-9223372036854775808", "public", 0, "public"},
+		{"9223372036854775807", "public", limit, "public"},
+		{"86400001", "public", limit, "public"},
+		{"10", "shared", 10, "private"},
+		{"10", "PUBLIC", 10, "private"},
+	} {
+		uri := "test://cache/" + c.ttl + "/" + c.scope
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Errorf("%s: %v", uri, err)
+			continue
+		}
+		if res.TTLMs != c.wantTTL || res.CacheScope != c.wantScope {
+			t.Errorf("%s: ttlMs %d, cacheScope %q; want %d, %q", uri, res.TTLMs, res.CacheScope, c.wantTTL, c.wantScope)
+		}
+	}
+	for _, ttl := range []string{"1e30", "1.5", "true"} {
+		_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "test://cache/" + ttl + "/public"})
+		var we *jsonrpc.Error
+		if !errors.As(err, &we) || we.Code != jsonrpc.CodeInternalError || !strings.Contains(we.Message, `plugin "conformance"`) {
+			t.Errorf("ttlMs %s: %v, want an internal error naming the plugin", ttl, err)
+		}
+	}
+	if res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "test://static-text"}); err != nil || len(res.Contents) != 1 {
+		t.Fatalf("after the malformed reads: %v", err)
+	}
+}
+
+// Whatever answers an authenticated request is private: its lists are
+// filtered by the token's scopes and its reads allowed by them, so no
+// shared cache may serve them to another user; the same server's answers
+// to an unauthenticated client stay public.
+func TestCacheScopePrivateWhenAuthenticated(t *testing.T) {
+	toks := staticTokens(t, "full 0123456789abcdef0123 conf\n")
+	srv, _ := newServerWith(t, false, server.Options{Name: "test", ListTTL: time.Minute}, plugin.RuntimeOptions{},
+		loadSpec{name: "conformance"})
+	srv.RequireScopes(bearer.Policy{Plugins: map[string]string{"conformance": "conf"}})
+	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
+	full, err := clientWith(url, "0123456789abcdef0123")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer full.Close()
+	for method, h := range listHints(t, full) {
+		if h.CacheScope != "private" || h.TTLMs != 60_000 {
+			t.Errorf("authenticated %s: ttlMs %d, cacheScope %q; want 60000, private", method, h.TTLMs, h.CacheScope)
+		}
+	}
+	for _, uri := range []string{"test://static-text", "test://cache/5000/public"} {
+		res, err := full.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		if err != nil || res.CacheScope != "private" {
+			t.Errorf("authenticated read of %s: %v, cacheScope %q; want private", uri, err, res.CacheScope)
+		}
+	}
+	for method, h := range listHints(t, connect(t, srv, nil)) {
+		if h.CacheScope != "public" {
+			t.Errorf("unauthenticated %s: cacheScope %q, want public", method, h.CacheScope)
+		}
+	}
+}
