@@ -1,12 +1,15 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -202,11 +205,48 @@ func (r *Registry) ReadResource(ctx context.Context, uri string, mounts []abi.Mo
 		return nil, fmt.Errorf("plugin %q could not read %q: %s", p.Name(), uri, cerr.Message)
 	}
 	var res mcp.ReadResourceResult
-	if err := json.Unmarshal(out, &res); err != nil {
+	if err := json.Unmarshal(lenientTTL(out), &res); err != nil {
 		return nil, fmt.Errorf("plugin %q returned a malformed ReadResourceResult for %q: %v", p.Name(), uri, err)
 	}
 	if len(res.Contents) == 0 {
 		return nil, fmt.Errorf("plugin %q returned no contents for %q", p.Name(), uri)
 	}
 	return &res, nil
+}
+
+// lenientTTL rewrites a read result's ttlMs that is not an integer go-sdk
+// can decode (a fraction, an exponent, a number past int64, a string) as
+// the nearest integer in [0, MaxInt32], or drops it when it is not a
+// number at all: a cache hint is clamped, never a reason to fail the read.
+// The server clamps it further.
+func lenientTTL(out []byte) []byte {
+	if !bytes.Contains(out, []byte(`"ttlMs"`)) {
+		return out
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(out, &m) != nil {
+		return out
+	}
+	raw, ok := m["ttlMs"]
+	if !ok {
+		return out
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) != nil {
+		delete(m, "ttlMs")
+	} else {
+		f, _ := strconv.ParseFloat(n.String(), 64) // ±Inf past the range
+		switch {
+		case f != f || f < 0:
+			f = 0
+		case f > math.MaxInt32:
+			f = math.MaxInt32
+		}
+		m["ttlMs"] = json.RawMessage(strconv.FormatInt(int64(f), 10))
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return out
+	}
+	return b
 }
