@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"github.com/tetratelabs/wazero"
+
+	"github.com/mcpwasm/mcpwasm/host/internal/private"
 )
 
 // diskCache opens the on-disk compilation cache in dir (DefaultCacheDir if
@@ -48,7 +50,7 @@ func checkCacheDir(dir string) error {
 	if err := os.MkdirAll(abs, 0o700); err != nil {
 		return err
 	}
-	if err := checkPrivateDir(abs); err != nil {
+	if err := private.Dir(abs); err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(abs)
@@ -60,7 +62,7 @@ func checkCacheDir(dir string) error {
 			continue
 		}
 		sub := filepath.Join(abs, e.Name())
-		if err := checkPrivateDir(sub); err != nil {
+		if err := private.Dir(sub); err != nil {
 			return err
 		}
 		files, err := os.ReadDir(sub)
@@ -78,24 +80,10 @@ func checkCacheDir(dir string) error {
 			if !info.Mode().IsRegular() {
 				return fmt.Errorf("%s is not a regular file", filepath.Join(sub, f.Name()))
 			}
-			if err := checkPrivate(filepath.Join(sub, f.Name()), info); err != nil {
+			if err := private.Check(filepath.Join(sub, f.Name()), info); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
-}
-
-// checkPrivateDir refuses a path that is not a directory (symlinks
-// followed), is not owned by the current user, or is writable by group or
-// others.
-func checkPrivateDir(dir string) error {
-	info, err := os.Stat(dir)
-	if err != nil {
-		return err
-	}
-	if !info.IsDir() {
-		return fmt.Errorf("%s is not a folder", dir)
-	}
-	return checkPrivate(dir, info)
 }

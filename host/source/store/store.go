@@ -28,6 +28,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/mcpwasm/mcpwasm/host/internal/private"
 )
 
 // Store is a content-addressed folder. Its methods are safe for concurrent
@@ -79,7 +81,7 @@ func Open(dir string) (*Store, error) {
 		if err := os.MkdirAll(p, 0o700); err != nil {
 			return nil, fmt.Errorf("plugin store: %w", err)
 		}
-		if err := checkPrivateDir(p); err != nil {
+		if err := private.Dir(p); err != nil {
 			return nil, fmt.Errorf("plugin store: %w", err)
 		}
 	}

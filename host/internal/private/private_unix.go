@@ -1,6 +1,6 @@
 //go:build unix
 
-package plugin
+package private
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"syscall"
 )
 
-// checkPrivate refuses a file or folder that the current user does not
-// own, and a folder that group or others may write to.
-func checkPrivate(path string, info fs.FileInfo) error {
+// Check refuses a file or folder that the current user does not own, and
+// a folder that group or others may write to.
+func Check(path string, info fs.FileInfo) error {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
 		return fmt.Errorf("%s: cannot tell its owner", path)
@@ -20,7 +20,7 @@ func checkPrivate(path string, info fs.FileInfo) error {
 		return fmt.Errorf("%s is owned by user %d, not by the current user (%d)", path, st.Uid, uid)
 	}
 	if info.IsDir() && info.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%s is writable by group or others (mode %04o): only its owner may write compiled code", path, info.Mode().Perm())
+		return fmt.Errorf("%s is writable by group or others (mode %04o): only its owner may write there (chmod 700)", path, info.Mode().Perm())
 	}
 	return nil
 }
