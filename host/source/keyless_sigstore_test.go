@@ -33,13 +33,7 @@ import (
 // bundle cosign v3 attaches to an image.
 func keylessBundle(t *testing.T, vs *ca.VirtualSigstore, identity, issuer string, subject digest.Digest) []byte {
 	t.Helper()
-	st, _ := json.Marshal(map[string]any{
-		"_type":         "https://in-toto.io/Statement/v1",
-		"subject":       []any{map[string]any{"name": "plugin", "digest": map[string]string{"sha256": subject.Encoded()}}},
-		"predicateType": "https://sigstore.dev/cosign/sign/v1",
-		"predicate":     map[string]any{},
-	})
-	ent, err := vs.AttestAtTime(identity, issuer, st, time.Now(), true)
+	ent, err := vs.AttestAtTime(identity, issuer, ocitest.Statement(subject), time.Now(), true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -107,16 +107,23 @@ func MessageBundle(t testing.TB, key crypto.Signer, manifest []byte) []byte {
 	return b
 }
 
-// DSSEBundle is a Sigstore bundle with a DSSE envelope holding an in-toto
-// statement whose subject is subject, signed with key.
-func DSSEBundle(t testing.TB, key crypto.Signer, subject digest.Digest) []byte {
-	t.Helper()
+// Statement is the in-toto statement cosign v3 signs for an image: its
+// subject is the manifest digest.
+func Statement(subject digest.Digest) []byte {
 	st, _ := json.Marshal(map[string]any{
 		"_type":         "https://in-toto.io/Statement/v1",
 		"subject":       []any{map[string]any{"name": "plugin", "digest": map[string]string{"sha256": subject.Encoded()}}},
 		"predicateType": "https://sigstore.dev/cosign/sign/v1",
 		"predicate":     map[string]any{},
 	})
+	return st
+}
+
+// DSSEBundle is a Sigstore bundle with a DSSE envelope holding an in-toto
+// statement whose subject is subject, signed with key.
+func DSSEBundle(t testing.TB, key crypto.Signer, subject digest.Digest) []byte {
+	t.Helper()
+	st := Statement(subject)
 	const pt = "application/vnd.in-toto+json"
 	pae := fmt.Appendf(nil, "DSSEv1 %d %s %d %s", len(pt), pt, len(st), st)
 	b, _ := json.Marshal(map[string]any{
