@@ -91,7 +91,7 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 	cb.caps = req.ClientCapabilities()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	if err := s.startRoundTrip(cb, req.ProtocolVersion(), resourceTarget(req.Params.URI), nil,
+	if err := s.startRoundTrip(cb, req, req.ProtocolVersion(), resourceTarget(req.Params.URI), nil,
 		req.Params.InputResponses, req.Params.RequestState, stop); err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
 		ctx, stop := context.WithCancel(ctx)
 		defer stop()
 		args, _ := json.Marshal(req.Params.Arguments)
-		if err := s.startRoundTrip(cb, req.ProtocolVersion(), promptTarget(pr.Def.Name), args,
+		if err := s.startRoundTrip(cb, req, req.ProtocolVersion(), promptTarget(pr.Def.Name), args,
 			req.Params.InputResponses, req.Params.RequestState, stop); err != nil {
 			return nil, err
 		}

@@ -28,13 +28,18 @@ func resourceTarget(uri string) string { return fmt.Sprintf("resource %q", uri) 
 // startRoundTrip gives cb a round trip for a 2026-07-28 request (and leaves
 // older ones alone): stop, the request's cancel function, ends the guest
 // when it needs input. A requestState that does not open, or belongs to
-// another request, is an invalid-params error.
-func (s *Server) startRoundTrip(cb *callbacks, version, target string, args json.RawMessage,
+// another request or another principal (req's token), is an
+// invalid-params error.
+func (s *Server) startRoundTrip(cb *callbacks, req mcp.Request, version, target string, args json.RawMessage,
 	responses mcp.InputResponseMap, state string, stop context.CancelFunc) error {
 	if version < modernProtocol {
 		return nil
 	}
-	rt, err := newRoundTrip(target, args, responses, state, s.stateKey, stop)
+	var who string
+	if info := tokenInfo(req); info != nil {
+		who = info.UserID
+	}
+	rt, err := newRoundTrip(target, who, args, responses, state, s.stateKey, stop)
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}

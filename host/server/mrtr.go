@@ -43,6 +43,7 @@ type roundTrip struct {
 	key     []byte // signs requestState
 	what    string // what was called: tool "x", prompt "x", resource "uri"
 	args    string // argsHash of the request's arguments
+	who     string // the principal (token name or subject); "" unauthenticated
 	// ignored lists the inputResponses keys the last round did not issue:
 	// answers nobody asked for are never handed to a guest.
 	ignored []string
@@ -56,11 +57,12 @@ const stateLifetime = 15 * time.Minute
 
 // roundState is what requestState carries, signed: the answers gathered so
 // far, and what binds them to one request — what was called, its
-// arguments, the requests issued in the last round (id to method), a nonce
-// and an expiry.
+// arguments, who asked (the authenticated principal), the requests issued
+// in the last round (id to method), a nonce and an expiry.
 type roundState struct {
 	What    string                     `json:"what"`
 	Args    string                     `json:"args"`
+	Who     string                     `json:"who,omitempty"`
 	Issued  map[string]string          `json:"issued"`
 	Answers map[string]json.RawMessage `json:"answers"`
 	Nonce   string                     `json:"nonce"`
@@ -77,16 +79,17 @@ const (
 )
 
 // newRoundTrip starts a 2026-07-28 request for what (tool "x", prompt "x",
-// resource "uri"). It takes the client's inputResponses only to the
-// requests its requestState says were issued, for this target with these
-// arguments, before the state expired; an answer to anything else is
+// resource "uri") by who (the principal; "" without authentication). It
+// takes the client's inputResponses only to the requests its requestState
+// says were issued, for this target with these arguments, to this
+// principal, before the state expired; an answer to anything else is
 // ignored (the guest asks again), as is every answer without a
 // requestState. A state that does not open, or belongs to another request,
 // is an error.
-func newRoundTrip(what string, args json.RawMessage, responses mcp.InputResponseMap, state string,
+func newRoundTrip(what, who string, args json.RawMessage, responses mcp.InputResponseMap, state string,
 	key []byte, stop context.CancelFunc) (*roundTrip, error) {
 	rt := &roundTrip{answers: map[string]json.RawMessage{}, counts: map[string]int{}, stop: stop, key: key,
-		what: what, args: argsHash(args)}
+		what: what, args: argsHash(args), who: who}
 	issued := map[string]string{}
 	if state != "" {
 		b, err := openState(key, state)
@@ -99,6 +102,8 @@ func newRoundTrip(what string, args json.RawMessage, responses mcp.InputResponse
 			return nil, fmt.Errorf("invalid requestState: it was issued for %s, not %s", st.What, what)
 		case st.Args != rt.args:
 			return nil, errors.New("invalid requestState: it was issued for other arguments; retry with the arguments of the first call")
+		case st.Who != who:
+			return nil, errors.New("invalid requestState: it was issued to another principal; call again without it")
 		case time.Now().Unix() > st.Expires:
 			return nil, errors.New("invalid requestState: it expired; call again without it")
 		}
@@ -242,7 +247,7 @@ func (rt *roundTrip) state() (mcp.InputRequestMap, string, error) {
 	}
 	nonce := make([]byte, 12)
 	rand.Read(nonce)
-	state, err := json.Marshal(roundState{What: rt.what, Args: rt.args, Issued: issued,
+	state, err := json.Marshal(roundState{What: rt.what, Args: rt.args, Who: rt.who, Issued: issued,
 		Answers: rt.answers, Nonce: base64.RawURLEncoding.EncodeToString(nonce),
 		Expires: time.Now().Add(stateLifetime).Unix()})
 	if err != nil || len(state) > maxRequestState {
