@@ -58,6 +58,21 @@ type AccessOptions struct {
 	// limits without authentication, and in the audit log) is the nearest
 	// untrusted address in that header. Empty: the connection's peer.
 	TrustedProxies []netip.Prefix
+
+	// state, when set, is the buckets and counters shared by every
+	// handler protected with these options (see shared).
+	state *limits
+}
+
+// shared returns a with one set of buckets and counters for every handler
+// it protects: ServeHTTPOn uses it so that /mcp and the routes beside it
+// (/metrics) charge a principal's rate, its concurrency and an IP's failed
+// authentications once for the endpoint, not once per route.
+func (a AccessOptions) shared() AccessOptions {
+	if a.state == nil {
+		a.state = newLimits()
+	}
+	return a
 }
 
 func (a *AccessOptions) defaults() {
@@ -126,11 +141,20 @@ type access struct {
 	o    AccessOptions
 	next http.Handler
 	auth http.Handler // RequireBearerToken around serve; nil without a Verifier
+	*limits
+}
 
+// limits are the token buckets and in-flight counts of principals, IPs
+// and sessions.
+type limits struct {
 	mu         sync.Mutex
 	principals map[string]*principal
 	sessions   map[string]int
 	lastWarn   time.Time // of a refusal logged at warn (see quiet)
+}
+
+func newLimits() *limits {
+	return &limits{principals: map[string]*principal{}, sessions: map[string]int{}}
 }
 
 type principal struct {
@@ -152,7 +176,10 @@ type authStateKey struct{}
 // protect wraps next in the access checks.
 func (s *Server) protect(next http.Handler, o AccessOptions) http.Handler {
 	o.defaults()
-	a := &access{srv: s, o: o, next: next, principals: map[string]*principal{}, sessions: map[string]int{}}
+	a := &access{srv: s, o: o, next: next, limits: o.state}
+	if a.limits == nil {
+		a.limits = newLimits()
+	}
 	if o.Verifier != nil {
 		verify := func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 			info, err := o.Verifier(ctx, token, r)

@@ -454,6 +454,7 @@ func ListenHTTP(addr string) (net.Listener, error) {
 // shuts down, letting requests in progress finish for up to 30 seconds.
 func (s *Server) ServeHTTPOn(ctx context.Context, ln net.Listener, o HTTPOptions) error {
 	o.defaults()
+	o.Access = o.Access.shared() // one set of limits for /mcp and the routes
 	if err := checkExposure(ln.Addr().String(), o.Access); err != nil {
 		return err
 	}
