@@ -57,6 +57,7 @@ type AccessOptions struct {
 	// X-Forwarded-For is believed: behind them, the client IP (for the
 	// limits without authentication, and in the audit log) is the nearest
 	// untrusted address in that header. Empty: the connection's peer.
+	// Limits key an IPv6 client by its /64.
 	TrustedProxies []netip.Prefix
 
 	// state, when set, is the buckets and counters shared by every
@@ -212,7 +213,7 @@ func (a *access) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Failed authentications are charged to the client's IP: once its
 	// bucket is empty, it is refused before any token is verified.
-	failKey := "authfail:" + a.clientIP(r)
+	failKey := "authfail:" + limitKey(a.clientIP(r))
 	if retry, over := a.exhausted(failKey); over {
 		a.refuse(w, r, "", retry, "rate limit: too many failed authentications from "+a.clientIP(r))
 		return
@@ -282,7 +283,7 @@ func (c *challenge) Write(b []byte) (int, error) {
 
 // limit applies the rate and concurrency bounds, then serves.
 func (a *access) limit(w http.ResponseWriter, r *http.Request, info *auth.TokenInfo) {
-	key, who := "ip:"+a.clientIP(r), ""
+	key, who := "ip:"+limitKey(a.clientIP(r)), ""
 	if info != nil {
 		key, who = "principal:"+info.UserID, info.UserID
 	}
