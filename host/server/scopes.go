@@ -93,8 +93,13 @@ func (s *Server) target(req mcp.Request) (plugin, tool, what string, ok bool) {
 					return pr.Plugin.Name(), "", fmt.Sprintf("prompt %q", r.Params.Ref.Name), true
 				}
 			case "ref/resource":
+				// As registry.Complete resolves it: a template named
+				// exactly, else the owner of a URI.
 				if pl, found := s.reg.TemplateOwner(r.Params.Ref.URI); found {
 					return pl.Name(), "", fmt.Sprintf("resource template %q", r.Params.Ref.URI), true
+				}
+				if pl, found := s.reg.ResourceOwner(r.Params.Ref.URI); found {
+					return pl.Name(), "", fmt.Sprintf("resource %q", r.Params.Ref.URI), true
 				}
 			}
 		}
