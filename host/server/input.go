@@ -44,11 +44,21 @@ func (s *Server) startRoundTrip(cb *callbacks, req mcp.Request, version, target 
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	if len(rt.ignored) > 0 {
-		s.logger.Debug("ignoring inputResponses this server did not ask for", "target", target, "keys", rt.ignored)
+		// The keys are the client's: log how many, and a few, clipped.
+		some := make([]string, 0, maxLoggedKeys)
+		for _, k := range rt.ignored[:min(len(rt.ignored), maxLoggedKeys)] {
+			some = append(some, clip([]byte(k)))
+		}
+		s.logger.Debug("ignoring inputResponses this server did not ask for", "target", target,
+			"count", len(rt.ignored), "keys", some)
 	}
 	cb.roundTrip = rt
 	return nil
 }
+
+// maxLoggedKeys is how many of a request's unsolicited inputResponses keys
+// are logged.
+const maxLoggedKeys = 8
 
 // requestInfo is what the guest serving req is told about it.
 func requestInfo(extra *mcp.RequestExtra, meta mcp.Meta, caps *mcp.ClientCapabilities) registry.RequestInfo {
