@@ -119,27 +119,41 @@ func (s *Server) sessionRootsFor(ctx context.Context, ss *mcp.ServerSession) (ro
 // rootsInputID keys the roots request in a 2026-07-28 round trip.
 const rootsInputID = "mcpwasm-roots"
 
+// maxRoots bounds the client roots resolved on the host's filesystem; the
+// rest are skipped (which only narrows the mounts).
+const maxRoots = 256
+
 // canonicalRoots turns file:// root URIs into canonical host paths. Roots
-// that are not local folders are skipped with a warning. A client that lists
-// no roots at all does not narrow (nil): many clients declare the roots
-// capability without ever setting one.
+// that are not local folders, and those past maxRoots, are skipped with one
+// warning naming how many and a few of them (the list is the client's, as
+// long as it likes). A client that lists no roots at all does not narrow
+// (nil): many clients declare the roots capability without ever setting one.
 func (s *Server) canonicalRoots(lr *mcp.ListRootsResult) []string {
 	if len(lr.Roots) == 0 {
 		return nil
 	}
 	out := []string{}
-	for _, r := range lr.Roots {
-		u, err := url.Parse(r.URI)
-		if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") {
-			s.logger.Warn("ignoring a client root that is not a local file:// URI", "root", r.URI)
-			continue
+	var examples []string
+	for _, r := range lr.Roots[:min(len(lr.Roots), maxRoots)] {
+		reason := "not a local file:// URI"
+		if u, err := url.Parse(r.URI); err == nil && u.Scheme == "file" && (u.Host == "" || u.Host == "localhost") {
+			p, err := plugin.Canonical(u.Path)
+			if err == nil {
+				out = append(out, p)
+				continue
+			}
+			reason = err.Error()
 		}
-		p, err := plugin.Canonical(u.Path)
-		if err != nil {
-			s.logger.Warn("ignoring a client root that does not resolve", "root", r.URI, "err", err)
-			continue
+		if len(examples) < 4 {
+			examples = append(examples, clip([]byte(r.URI))+": "+reason)
 		}
-		out = append(out, p)
+	}
+	if n := len(lr.Roots) - len(out); n > 0 {
+		args := []any{"skipped", n, "of", len(lr.Roots), "examples", examples}
+		if len(lr.Roots) > maxRoots {
+			args = append(args, "past_limit", len(lr.Roots)-maxRoots, "limit", maxRoots)
+		}
+		s.logger.Warn("ignoring client roots that are not local folders", args...)
 	}
 	return out
 }
