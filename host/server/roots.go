@@ -170,6 +170,7 @@ func (s *Server) mounts(grants []plugin.Grant, roots []string) []abi.Mount {
 	}
 	seen := map[string]bool{}
 	out := []abi.Mount{}
+	var outside []string
 	for _, r := range roots {
 		inside := false
 		for _, g := range grants {
@@ -189,8 +190,12 @@ func (s *Server) mounts(grants []plugin.Grant, roots []string) []abi.Mount {
 			}
 		}
 		if !inside {
-			s.logger.Warn("ignoring a client root outside every folder the operator granted", "root", r)
+			outside = append(outside, r)
 		}
+	}
+	if len(outside) > 0 {
+		s.logger.Warn("ignoring client roots outside every folder the operator granted",
+			"outside", len(outside), "examples", outside[:min(len(outside), 4)])
 	}
 	return normalize(out)
 }

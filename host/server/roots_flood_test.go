@@ -13,11 +13,12 @@ import (
 )
 
 // A client's roots list is the client's to make long: thousands of roots
-// that are not local folders are skipped with one warning naming how many
-// (and a few), not a warning each, and only the first maxRoots are resolved
-// on the host's filesystem. What is skipped only narrows the mounts.
+// that are not local folders, or are outside every grant, are skipped with
+// a warning naming how many (and a few), not a warning each, and only the
+// first 256 are resolved on the host's filesystem. What is skipped only
+// narrows the mounts.
 func TestClientRootsFloodBounded(t *testing.T) {
-	grant, _ := fsTree(t)
+	grant, outside := fsTree(t)
 	var logs lockedBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	srv, _ := newServerWith(t, false, server.Options{Name: "test", Logger: logger}, plugin.RuntimeOptions{},
@@ -29,6 +30,9 @@ func TestClientRootsFloodBounded(t *testing.T) {
 	c := mcp.NewClient(&mcp.Implementation{Name: "c"}, &mcp.ClientOptions{
 		Capabilities: &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}})
 	roots := []*mcp.Root{{URI: "file://" + grant}}
+	for i := range 200 { // one folder outside the grant, under 200 URIs
+		roots = append(roots, &mcp.Root{URI: "file://" + outside + strings.Repeat("/", i+1)})
+	}
 	for i := range 5000 {
 		roots = append(roots, &mcp.Root{URI: fmt.Sprintf("https://example.com/%d\nlevel=ERROR msg=forged", i)})
 	}
@@ -46,7 +50,7 @@ func TestClientRootsFloodBounded(t *testing.T) {
 	if warned == 0 || warned > 2 {
 		t.Fatalf("%d log lines about the client's roots, want one or two:\n%.2000s", warned, logs.String())
 	}
-	if !strings.Contains(logs.String(), "5000") {
+	if !strings.Contains(logs.String(), "skipped=5000") || !strings.Contains(logs.String(), "outside=200") {
 		t.Fatalf("the warning does not say how many roots were skipped:\n%.2000s", logs.String())
 	}
 }
