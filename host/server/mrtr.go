@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -186,12 +187,12 @@ func (rt *roundTrip) answer(function string, payload json.RawMessage) (json.RawM
 	defer rt.mu.Unlock()
 	id := fmt.Sprintf("%s-%d", function, rt.counts[function])
 	rt.counts[function]++
-	if a, ok := rt.answers[id]; ok {
-		return a, nil
-	}
 	req, err := inputRequest(function, payload)
 	if err != nil {
 		return nil, err
+	}
+	if a, ok := rt.answers[id]; ok {
+		return checkAnswer(req, a)
 	}
 	rt.record(mcp.InputRequestMap{id: req})
 	return nil, errInputRequired
@@ -207,7 +208,11 @@ func (rt *roundTrip) answerAll(reqs mcp.InputRequestMap) (map[string]json.RawMes
 	missing := mcp.InputRequestMap{}
 	for id, req := range reqs {
 		if a, ok := rt.answers[id]; ok {
-			out[id] = a
+			checked, err := checkAnswer(req, a)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %w", id, err)
+			}
+			out[id] = checked
 		} else {
 			missing[id] = req
 		}
@@ -217,6 +222,48 @@ func (rt *roundTrip) answerAll(reqs mcp.InputRequestMap) (map[string]json.RawMes
 	}
 	rt.record(missing)
 	return nil, errInputRequired
+}
+
+// checkAnswer holds the client's answer to req to what go-sdk checks of an
+// answer in the protocols before 2026-07-28: an accepted elicitation's
+// content must match the requestedSchema (an absent content is an empty
+// object, so required fields are required), whose defaults are then
+// filled in. The answer travelled through the client, which may say
+// anything.
+func checkAnswer(req mcp.InputRequest, answer json.RawMessage) (json.RawMessage, error) {
+	ep, ok := req.(*mcp.ElicitParams)
+	if !ok || ep.RequestedSchema == nil {
+		return answer, nil
+	}
+	var res mcp.ElicitResult
+	if err := json.Unmarshal(answer, &res); err != nil {
+		return nil, fmt.Errorf("not an elicitation result: %v", err)
+	}
+	if res.Action != "accept" {
+		return answer, nil
+	}
+	if res.Content == nil {
+		res.Content = map[string]any{} // accepted with nothing: the required fields are missing
+	}
+	raw, err := json.Marshal(ep.RequestedSchema)
+	if err != nil {
+		return nil, err
+	}
+	var schema jsonschema.Schema
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		return nil, fmt.Errorf("the elicitation's requestedSchema: %v", err)
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("the elicitation's requestedSchema: %v", err)
+	}
+	if err := resolved.Validate(res.Content); err != nil {
+		return nil, fmt.Errorf("elicitation result content does not match requested schema: %v", err)
+	}
+	if err := resolved.ApplyDefaults(&res.Content); err != nil {
+		return nil, fmt.Errorf("elicitation result: applying the schema's defaults: %v", err)
+	}
+	return json.Marshal(&res)
 }
 
 // record makes reqs this round's requests, unless the guest already asked
