@@ -187,7 +187,9 @@ func (s *Server) protect(next http.Handler, o AccessOptions) http.Handler {
 			if st, ok := ctx.Value(authStateKey{}).(*authState); ok {
 				st.info = info
 				if err != nil {
-					st.reason = err.Error()
+					// The reason may quote the client (a JWT's kid): it
+					// goes into a header, the log and the audit log.
+					st.reason = clip([]byte(err.Error()))
 				}
 			}
 			return info, err
