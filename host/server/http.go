@@ -77,6 +77,10 @@ type HTTPOptions struct {
 	// IdleTimeout closes a keep-alive connection idle this long (default 2
 	// minutes).
 	IdleTimeout time.Duration
+	// WriteStall is how long one write to a client may block (its socket
+	// full: it is not reading) before the connection is given up (default
+	// 30s); see stall.go.
+	WriteStall time.Duration
 	// MaxConns bounds the connections served at once (default 1024).
 	MaxConns int
 	// ShutdownTimeout is how long requests already received may run once
@@ -113,6 +117,7 @@ func (o *HTTPOptions) defaults() {
 	dur(&o.ReadHeaderTimeout, 10*time.Second)
 	dur(&o.BodyGrace, 10*time.Second)
 	dur(&o.IdleTimeout, 2*time.Minute)
+	dur(&o.WriteStall, 30*time.Second)
 	dur(&o.ShutdownTimeout, 30*time.Second)
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = 1000
@@ -178,6 +183,8 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveBody reads and checks a POST body, then hands the request to go-sdk.
 func (g *httpGuard) serveBody(w http.ResponseWriter, r *http.Request) {
+	w, done := stallGuard(w, g.o.WriteStall)
+	defer done()
 	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
 		g.next.ServeHTTP(w, r)
 		return
