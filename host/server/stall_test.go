@@ -24,7 +24,7 @@ import (
 // (a deadline cannot interrupt a blocked write), until the client hung up.
 func TestStalledReaderDoesNotHoldTheGuest(t *testing.T) {
 	srv, _ := newServerWith(t, false, server.Options{Name: "test", NotificationsPerCall: 10000}, plugin.RuntimeOptions{},
-		loadSpec{name: "notify_flood", cfg: plugin.Config{Timeout: 2 * time.Second, Concurrency: 1}})
+		loadSpec{name: "notify_flood", cfg: plugin.Config{Timeout: 10 * time.Second, Concurrency: 1}})
 	// Small socket buffers (accepted sockets inherit the listener's), so
 	// that the 10,000 progress notifications cannot all fit in them.
 	small := func(_, _ string, c syscall.RawConn) error {
@@ -68,9 +68,9 @@ func TestStalledReaderDoesNotHoldTheGuest(t *testing.T) {
 
 	// notify_flood runs one call at a time: the good client gets the slot
 	// once the stalled call has ended.
-	deadline := time.Now().Add(45 * time.Second)
+	deadline := time.Now().Add(90 * time.Second)
 	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		res, err := good.CallTool(ctx, &mcp.CallToolParams{Name: "notify_flood", Arguments: map[string]any{}})
 		cancel()
 		if err == nil && !res.IsError {
