@@ -53,6 +53,10 @@ type AccessOptions struct {
 	// at once (default 16 and 64).
 	SessionConcurrency   int
 	PrincipalConcurrency int
+	// PrincipalSessions bounds the stateful sessions one principal holds
+	// at once (default 250), within HTTPOptions.MaxSessions; over it, a new
+	// session is refused with 429 until one of its own ends.
+	PrincipalSessions int
 	// TrustedProxies are the load balancers and proxies whose
 	// X-Forwarded-For is believed: behind them, the client IP (for the
 	// limits without authentication, and in the audit log) is the nearest
@@ -88,6 +92,9 @@ func (a *AccessOptions) defaults() {
 	}
 	if a.PrincipalConcurrency <= 0 {
 		a.PrincipalConcurrency = 64
+	}
+	if a.PrincipalSessions <= 0 {
+		a.PrincipalSessions = 250
 	}
 }
 
@@ -151,11 +158,12 @@ type limits struct {
 	mu         sync.Mutex
 	principals map[string]*principal
 	sessions   map[string]int
-	lastWarn   time.Time // of a refusal logged at warn (see quiet)
+	open       map[string]int // stateful sessions held, by principal key
+	lastWarn   time.Time      // of a refusal logged at warn (see quiet)
 }
 
 func newLimits() *limits {
-	return &limits{principals: map[string]*principal{}, sessions: map[string]int{}}
+	return &limits{principals: map[string]*principal{}, sessions: map[string]int{}, open: map[string]int{}}
 }
 
 type principal struct {
@@ -321,6 +329,7 @@ func (a *access) limit(w http.ResponseWriter, r *http.Request, info *auth.TokenI
 		}
 	}
 	a.mu.Unlock()
+	r = r.WithContext(context.WithValue(r.Context(), sessionClaimKey{}, &sessionClaim{l: a.limits, key: key, max: a.o.PrincipalSessions}))
 	if counted {
 		defer func() {
 			a.mu.Lock()
@@ -413,4 +422,46 @@ func (a *access) refuse(w http.ResponseWriter, r *http.Request, who, retry, reas
 	a.srv.deny(audit.DenyRateLimit, who, a.clientIP(r), reason, a.quiet())
 	w.Header().Set("Retry-After", retry)
 	rpcError(w, http.StatusTooManyRequests, nil, -32000, reason+"; retry after "+retry+"s")
+}
+
+// sessionClaim is a principal's share of the stateful sessions: the
+// transport takes one when a request would create a session, and gives it
+// back when that session ends (or was not created).
+type sessionClaim struct {
+	l   *limits
+	key string
+	max int
+}
+
+type sessionClaimKey struct{}
+
+func sessionClaimOf(ctx context.Context) *sessionClaim {
+	c, _ := ctx.Value(sessionClaimKey{}).(*sessionClaim)
+	return c
+}
+
+// take reserves a session for the principal, or says why not.
+func (c *sessionClaim) take() string {
+	if c == nil {
+		return ""
+	}
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	if n := c.l.open[c.key]; n >= c.max {
+		return fmt.Sprintf("session limit: %s holds %d sessions, the most one client may; end one (or let it expire) first", c.key, n)
+	}
+	c.l.open[c.key]++
+	return ""
+}
+
+// give returns a session taken.
+func (c *sessionClaim) give() {
+	if c == nil {
+		return
+	}
+	c.l.mu.Lock()
+	if c.l.open[c.key]--; c.l.open[c.key] <= 0 {
+		delete(c.l.open, c.key)
+	}
+	c.l.mu.Unlock()
 }

@@ -224,7 +224,14 @@ func (g *httpGuard) serveBody(w http.ResponseWriter, r *http.Request) {
 				fmt.Sprintf("the server is at its limit of %d sessions; retry later", g.o.MaxSessions))
 			return
 		}
-		defer func() { g.settle(w.Header().Get("Mcp-Session-Id")) }()
+		claim := sessionClaimOf(r.Context()) // the principal's share (access.go)
+		if msg := claim.take(); msg != "" {
+			g.release()
+			w.Header().Set("Retry-After", "5")
+			rpcError(w, http.StatusTooManyRequests, rawID(body), -32000, msg)
+			return
+		}
+		defer func() { g.settle(w.Header().Get("Mcp-Session-Id"), claim.give) }()
 	}
 	g.next.ServeHTTP(w, r)
 }
@@ -258,18 +265,19 @@ func (g *httpGuard) admit() bool {
 	return true
 }
 
-func (g *httpGuard) settle(sessionID string) {
+func (g *httpGuard) settle(sessionID string, also func()) {
 	if sessionID != "" {
 		for ss := range g.srv.mcp.Sessions() {
 			// go-sdk closes a session whose initialize failed (or that
 			// a request without a session ID made for itself).
 			if ss.ID() == sessionID && ss.InitializeParams() != nil {
-				go func() { ss.Wait(); g.release() }()
+				go func() { ss.Wait(); g.release(); also() }()
 				return
 			}
 		}
 	}
 	g.release()
+	also()
 }
 
 func (g *httpGuard) release() {
