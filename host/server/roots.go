@@ -25,6 +25,9 @@ import (
 type sessionRoots struct {
 	mu    sync.Mutex
 	roots map[*mcp.ServerSession][]string
+	// watched are the sessions with a goroutine that forgets their roots
+	// when they end: one per session, however often the roots change.
+	watched map[*mcp.ServerSession]bool
 }
 
 func (s *Server) rootsChanged(_ context.Context, req *mcp.RootsListChangedRequest) {
@@ -101,13 +104,18 @@ func (s *Server) sessionRootsFor(ctx context.Context, ss *mcp.ServerSession) (ro
 	s.roots.mu.Lock()
 	if s.roots.roots == nil {
 		s.roots.roots = map[*mcp.ServerSession][]string{}
+		s.roots.watched = map[*mcp.ServerSession]bool{}
 	}
-	if _, had := s.roots.roots[ss]; !had {
-		// Forget the session's roots when it ends.
+	if !s.roots.watched[ss] {
+		// Forget the session's roots when it ends. (Not keyed on the
+		// cache entry: roots/list_changed deletes that, and a client
+		// alternating it with calls would start a goroutine per call.)
+		s.roots.watched[ss] = true
 		go func(ss *mcp.ServerSession) {
 			ss.Wait()
 			s.roots.mu.Lock()
 			delete(s.roots.roots, ss)
+			delete(s.roots.watched, ss)
 			s.roots.mu.Unlock()
 		}(ss)
 	}
