@@ -192,6 +192,9 @@ func (r *Resolver) Get(ctx context.Context, req Request) (*Result, error) {
 	if req.SHA256 != "" && res.WasmDigest != "sha256:"+req.SHA256 {
 		return nil, fmt.Errorf("%s: sha256 mismatch: the plugin is %s, the config pins sha256:%s", req.Source, res.WasmDigest, req.SHA256)
 	}
+	if ref.Kind == OCI {
+		r.recordPin(res)
+	}
 	return res, nil
 }
 

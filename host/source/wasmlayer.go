@@ -149,15 +149,27 @@ func (r *Resolver) wasmFrom(ctx context.Context, repo *remote.Repository, ref Re
 		return nil, "", 0, fmt.Errorf("no Wasm layer (%s, %s) among its layers %q", MediaTypeWasm, MediaTypeWasmLayer, seen)
 	}
 	// An image: the last layer holding the module wins, as in the image's
-	// file system.
-	var found []byte
-	var total int64
+	// file system. max_size bounds the plugin, so its layers share it.
+	var declared int64
 	for _, l := range tars {
-		b, n, err := r.blob(ctx, ref.Raw, "plugin", l.Digest.String(), l.Size, r.opts.MaxSize, fetch(l))
+		declared += l.Size
+	}
+	if declared > r.opts.MaxSize {
+		return nil, "", 0, fmt.Errorf("its %d image layers declare %d bytes in all, over the %d-byte limit: refused", len(tars), declared, r.opts.MaxSize)
+	}
+	var found []byte
+	var total, read int64
+	for _, l := range tars {
+		left := r.opts.MaxSize - read
+		if left <= 0 || l.Size > left {
+			return nil, "", total, fmt.Errorf("its image layers are over the %d-byte limit: refused at layer %s", r.opts.MaxSize, l.Digest)
+		}
+		b, n, err := r.blob(ctx, ref.Raw, "plugin", l.Digest.String(), l.Size, left, fetch(l))
 		total += n
 		if err != nil {
 			return nil, "", total, err
 		}
+		read += int64(len(b))
 		w, err := wasmInTar(b, l.MediaType, r.opts.MaxSize)
 		if err != nil {
 			return nil, "", total, fmt.Errorf("image layer %s: %w", l.Digest, err)

@@ -1,0 +1,136 @@
+package source
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/mcpwasm/mcpwasm/internal/ocitest"
+)
+
+// TestPinOnlyWhatVerifies: a tag is pinned (or its pin moved) only once
+// the plugin it names was got and passed its checks. A hostile registry
+// that moves a tag to an unsigned manifest, or to one that is not a
+// plugin, must not make pull --update forget the good pin, nor leave a
+// first-time pin to bytes that never passed.
+func TestPinOnlyWhatVerifies(t *testing.T) {
+	reg := ocitest.New(t)
+	ctx := context.Background()
+	key := ecKey(t)
+	pol := policy(t, Required, key)
+	dir := t.TempDir()
+
+	src, good, _ := signedPlugin(t, reg, "pin/p", "echo")
+	payload := ocitest.CosignPayload(reg.Host()+"/pin/p", good.Digest)
+	reg.SignCosign(t, "pin/p", good.Digest, payload, ocitest.Sign(t, key, payload))
+	r := newResolver(t, dir, nil)
+	if res, err := r.Get(ctx, Request{Source: src, Policy: pol}); err != nil || res.Pin != "new" {
+		t.Fatalf("first pull: %v", err)
+	}
+
+	// The tag moves to an unsigned plugin: pull --update refuses it and
+	// keeps the pin on the signed one.
+	bad := reg.PushWasm(t, "pin/p", "1", wasmFixture(t, "trap"))
+	up := newResolver(t, dir, func(o *Options) { o.Update = true })
+	if _, err := up.Get(ctx, Request{Source: src, Policy: pol}); err == nil || !strings.Contains(err.Error(), "unsigned") {
+		t.Fatalf("update to an unsigned plugin: %v", err)
+	}
+	if d, _ := up.opts.Lock.Get(src); d != good.Digest.String() {
+		t.Fatalf("a refused update moved the pin to %s (the good pin was %s, the refused %s)", d, good.Digest, bad.Digest)
+	}
+	// Reopened from the file, as the next serve does: still the good one.
+	again := newResolver(t, dir, nil)
+	if res, err := again.Get(ctx, Request{Source: src, Policy: pol}); err != nil || res.Digest != good.Digest.String() {
+		t.Fatalf("after the refused update: %v", err)
+	}
+
+	// First use of a tag whose manifest is not a plugin, or unsigned: no
+	// pin is written.
+	reg.PushLayer(t, "pin/q", "1", []byte("not wasm"), MediaTypeWasm, MediaTypeWasmConfig)
+	reg.PushWasm(t, "pin/u", "1", wasmFixture(t, "echo"))
+	fresh := newResolver(t, "", nil)
+	for _, repo := range []string{"pin/q", "pin/u"} {
+		s := "oci://" + reg.Host() + "/" + repo + ":1"
+		if _, err := fresh.Get(ctx, Request{Source: s, Policy: pol}); err == nil {
+			t.Fatalf("%s: served", repo)
+		}
+		if d, ok := fresh.opts.Lock.Get(s); ok {
+			t.Fatalf("%s: pinned to %s though it was refused", repo, d)
+		}
+	}
+	// Nor one whose module is not the sha256 the config pins.
+	s := "oci://" + reg.Host() + "/pin/u:1"
+	if _, err := fresh.Get(ctx, Request{Source: s, SHA256: strings.Repeat("0", 64)}); err == nil || !strings.Contains(err.Error(), "sha256 mismatch") {
+		t.Fatalf("sha256 pin: %v", err)
+	}
+	if d, ok := fresh.opts.Lock.Get(s); ok {
+		t.Fatalf("pinned to %s though its sha256 did not match", d)
+	}
+}
+
+// plainTar is an uncompressed tar of files.
+func plainTar(t *testing.T, files map[string][]byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for name, b := range files {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(b)
+	}
+	tw.Close()
+	return buf.Bytes()
+}
+
+// TestImageLayersShareOneBound: max_size bounds one plugin, as the README
+// says, not each of an image's layers: an image of several layers, each
+// under the bound but together over it, is refused before the layer that
+// passes it is stored whole.
+func TestImageLayersShareOneBound(t *testing.T) {
+	reg := ocitest.New(t)
+	ctx := context.Background()
+	wasm := wasmFixture(t, "echo")
+	max := int64(2*len(wasm) + 4096)
+	repo := reg.Repo("img/p")
+	cfg := []byte("{}")
+	cd := repo.Put(cfg, "")
+	var layers []any
+	var sizes int64
+	for i, name := range []string{"a.txt", "b.txt", "c.txt"} {
+		files := map[string][]byte{name: bytes.Repeat([]byte{'x'}, len(wasm))}
+		if i == 2 {
+			files["plugin.wasm"] = wasm
+		}
+		l := plainTar(t, files)
+		if int64(len(l)) >= max {
+			t.Fatalf("layer %d is %d bytes, not under the %d-byte bound", i, len(l), max)
+		}
+		sizes += int64(len(l))
+		layers = append(layers, map[string]any{"mediaType": ocispec.MediaTypeImageLayer, "digest": repo.Put(l, ""), "size": len(l)})
+	}
+	reg.PushManifest(t, "img/p", "1", map[string]any{"schemaVersion": 2, "mediaType": ocispec.MediaTypeImageManifest,
+		"config": map[string]any{"mediaType": ocispec.MediaTypeImageConfig, "digest": cd, "size": len(cfg)},
+		"layers": layers}, ocispec.MediaTypeImageManifest)
+	src := "oci://" + reg.Host() + "/img/p:1"
+
+	for _, s := range []string{src} {
+		r := newResolver(t, "", func(o *Options) { o.MaxSize = max })
+		res, err := r.Get(ctx, Request{Source: s})
+		if err == nil {
+			t.Fatalf("%s: served a plugin whose layers are %d bytes in all, over the %d-byte bound (fetched %d)", s, sizes, max, res.Fetched)
+		}
+		if !strings.Contains(err.Error(), "limit") || !strings.Contains(err.Error(), s) {
+			t.Fatalf("error does not say the bound or name the source: %v", err)
+		}
+	}
+	// Under a bound that holds them all, the image is served.
+	r := newResolver(t, "", func(o *Options) { o.MaxSize = sizes })
+	if res, err := r.Get(ctx, Request{Source: src}); err != nil || !bytes.Equal(res.Wasm, wasm) {
+		t.Fatalf("within the bound: %v", err)
+	}
+}
