@@ -141,6 +141,9 @@ func (f *fetcher) policy(p *config.Plugin) (source.Policy, error) {
 // get fetches one remote plugin. p is its [[plugin]] table (nil for an
 // argument).
 func (f *fetcher) get(src string, p *config.Plugin) (*source.Result, error) {
+	if _, err := source.Parse(src); err != nil {
+		return nil, err // said without what must not be echoed (credentials)
+	}
 	if f == nil {
 		return nil, fmt.Errorf("%s: oci:// and https:// plugins are not accepted here", src)
 	}

@@ -134,3 +134,35 @@ func TestImageLayersShareOneBound(t *testing.T) {
 		t.Fatalf("within the bound: %v", err)
 	}
 }
+
+// TestCredentialsNeverEchoed: a source with a login in it is refused by
+// every scheme, and no message repeats the password (parsers that reject
+// the reference echo what they reject).
+func TestCredentialsNeverEchoed(t *testing.T) {
+	const d = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	for _, s := range []string{
+		"oci://user:s3cret@ghcr.io/acme/x:1",
+		"oci://user:s3cret@ghcr.io/acme/x@" + d,
+		"OCI://s3cret@ghcr.io/acme/x:1",
+		"http://user:s3cret@example.com/a.wasm",
+		"https://user:s3cret@example.com/a.wasm",
+		"https://user:s3cret@exa mple.com/a.wasm",
+		"https://user:s3cret@example.com/a.wasm#sha256=nothex",
+	} {
+		_, err := Parse(s)
+		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "credentials") {
+			t.Errorf("Parse(%q): %v", s, err)
+		}
+		_, err = newResolver(t, "", nil).Get(context.Background(), Request{Source: s})
+		if err == nil || strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("Get(%q): %v", s, err)
+		}
+	}
+	// A digest's @ is not a login.
+	if _, err := Parse("oci://ghcr.io/acme/x@" + d); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Parse("https://example.com/a.wasm?to=a@b"); err != nil {
+		t.Fatal(err)
+	}
+}
