@@ -27,6 +27,9 @@ const (
 	maxManifest = 4 << 20
 	// maxSignatureBlob bounds one signature payload or Sigstore bundle.
 	maxSignatureBlob = 1 << 20
+	// maxSignatureManifest bounds a referrer's manifest: one bundle layer
+	// and a few annotations, about a kilobyte.
+	maxSignatureManifest = 64 << 10
 	// maxSignatures bounds the signatures read for one plugin.
 	maxSignatures = 32
 )

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -164,5 +165,55 @@ func TestCredentialsNeverEchoed(t *testing.T) {
 	}
 	if _, err := Parse("https://example.com/a.wasm?to=a@b"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSignatureManifestsBounded: a registry cannot make the signature
+// search read much more than the signatures: a referrer manifest (one
+// bundle layer, about a kilobyte) listed as larger than
+// maxSignatureManifest is not fetched, nor is any referrer once
+// maxSignatures were found; a good signature beside them still verifies.
+func TestSignatureManifestsBounded(t *testing.T) {
+	reg := ocitest.New(t)
+	ctx := context.Background()
+	key := ecKey(t)
+	src, desc, m := signedPlugin(t, reg, "b/p", "echo")
+	repo := reg.Repo("b/p")
+	good := reg.AttachBundle(t, "b/p", desc, ocitest.MessageBundle(t, key, m))
+	bl := ocitest.MessageBundle(t, key, m)
+	bigM := ocispec.Manifest{MediaType: ocispec.MediaTypeImageManifest, ArtifactType: ocitest.ArtifactBundle,
+		Config:      ocispec.Descriptor{MediaType: ocispec.MediaTypeEmptyJSON, Digest: repo.Put([]byte("{}"), ""), Size: 2},
+		Layers:      []ocispec.Descriptor{{MediaType: ocitest.ArtifactBundle, Digest: repo.Put(bl, ""), Size: int64(len(bl))}},
+		Subject:     &desc,
+		Annotations: map[string]string{"pad": strings.Repeat("x", 3<<20)}}
+	bigM.SchemaVersion = 2
+	big := reg.PushManifest(t, "b/p", "", bigM, ocispec.MediaTypeImageManifest)
+	var askedBig, askedGood int
+	reg.Intercept = func(w http.ResponseWriter, r *http.Request) bool {
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/manifests/"+big.Digest.String()):
+			askedBig++
+		case strings.HasSuffix(r.URL.Path, "/manifests/"+good.String()):
+			askedGood++
+		}
+		return false
+	}
+	res, err := newResolver(t, "", nil).Get(ctx, Request{Source: src, Policy: policy(t, Required, key)})
+	if err != nil || res.Signature.State != "verified" {
+		t.Fatalf("a good bundle beside an oversized referrer: %v", err)
+	}
+	if askedBig != 0 {
+		t.Fatalf("fetched a referrer manifest of %d bytes (over %d)", big.Size, maxSignatureManifest)
+	}
+
+	// maxSignatures cosign signatures found: the referrers are not fetched.
+	payload := ocitest.CosignPayload(reg.Host()+"/b/p", desc.Digest)
+	for i := 0; i < maxSignatures; i++ {
+		reg.SignCosign(t, "b/p", desc.Digest, append(append([]byte(nil), payload...), ' ', byte('0'+i%10), byte('0'+i/10)), []byte("x"))
+	}
+	askedGood = 0
+	newResolver(t, "", nil).Get(ctx, Request{Source: src, Policy: policy(t, Required, key)})
+	if askedGood != 0 {
+		t.Fatalf("fetched a referrer with %d signatures already found", maxSignatures)
 	}
 }

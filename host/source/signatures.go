@@ -200,7 +200,15 @@ func (r *Resolver) fetchSignatures(ctx context.Context, repo *remote.Repository,
 		return rec, total, fmt.Errorf("the referrers of %s: %w", d, err)
 	}
 	for _, x := range referrers {
-		b, n, err := r.blob(ctx, ref.Raw, "signature manifest", x.Digest.String(), x.Size, maxManifest, func(ctx context.Context) (reader, error) {
+		if len(rec.Items) >= maxSignatures {
+			break
+		}
+		if x.Size > maxSignatureManifest || x.Size <= 0 {
+			r.logger.Warn("signature referrer skipped: its size is not that of a bundle's manifest", "source", ref.Raw,
+				"referrer", x.Digest.String(), "bytes", x.Size, "limit", maxSignatureManifest)
+			continue
+		}
+		b, n, err := r.blob(ctx, ref.Raw, "signature manifest", x.Digest.String(), x.Size, maxSignatureManifest, func(ctx context.Context) (reader, error) {
 			return repo.Manifests().Fetch(ctx, x)
 		})
 		total += n
