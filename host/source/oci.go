@@ -127,7 +127,7 @@ func (r *Resolver) resolveTag(ctx context.Context, repo *remote.Repository, ref 
 		if errors.Is(err, errdef.ErrNotFound) {
 			return "", 0, fmt.Errorf("the tag %q is not in %s", ref.Tag, ref.repoKey())
 		}
-		return "", 0, fmt.Errorf("resolving the tag %q: %w", ref.Tag, err)
+		return "", 0, fmt.Errorf("resolving the tag %q: %w", ref.Tag, hideQuery(err))
 	}
 	defer rc.Close()
 	b, err := readCapped(rc, maxManifest)

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -223,7 +224,7 @@ func (r *Resolver) blob(ctx context.Context, src, what, d string, size, max int6
 	}
 	rc, err := fetch(ctx)
 	if err != nil {
-		return nil, 0, fmt.Errorf("fetching the %s %s: %w", what, d, err)
+		return nil, 0, fmt.Errorf("fetching the %s %s: %w", what, d, hideQuery(err))
 	}
 	defer rc.Close()
 	var progress func(int64)
@@ -244,7 +245,7 @@ func (r *Resolver) blob(ctx context.Context, src, what, d string, size, max int6
 		case errors.As(err, &big):
 			return nil, n, fmt.Errorf("the %s %s is larger than %d bytes (declared %d): refused", what, d, limit, size)
 		}
-		return nil, n, fmt.Errorf("fetching the %s %s: %w", what, d, err)
+		return nil, n, fmt.Errorf("fetching the %s %s: %w", what, d, hideQuery(err))
 	}
 	if size > 0 && n != size {
 		return nil, n, fmt.Errorf("the %s %s is %d bytes, its descriptor says %d", what, d, n, size)
@@ -257,6 +258,20 @@ func (r *Resolver) blob(ctx context.Context, src, what, d string, size, max int6
 type reader interface {
 	Read([]byte) (int, error)
 	Close() error
+}
+
+// hideQuery drops the query of the URL in a request error: the URL may be
+// one a server redirected to, and a storage service's pre-signed URL
+// carries its signature in the query. Errors end up in logs.
+func hideQuery(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil && (u.RawQuery != "" || u.User != nil) {
+			u.RawQuery, u.User = "", nil
+			ue.URL = u.String() + "?…"
+		}
+	}
+	return err
 }
 
 func sha256Digest(b []byte) string {

@@ -4,7 +4,9 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"github.com/mcpwasm/mcpwasm/host/source/store"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -215,5 +217,55 @@ func TestSignatureManifestsBounded(t *testing.T) {
 	newResolver(t, "", nil).Get(ctx, Request{Source: src, Policy: policy(t, Required, key)})
 	if askedGood != 0 {
 		t.Fatalf("fetched a referrer with %d signatures already found", maxSignatures)
+	}
+}
+
+// TestRedirectQueryNotEchoed: the query of a URL a server redirects to (a
+// storage service's pre-signed URL carries its signature there) is not
+// repeated in an error, which ends up in logs.
+func TestRedirectQueryNotEchoed(t *testing.T) {
+	wasm := wasmFixture(t, "echo")
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "https://127.0.0.1:1/blob?X-Amz-Signature=s3cret", http.StatusFound)
+	}))
+	defer srv.Close()
+	sum := strings.TrimPrefix(store.Digest(wasm), "sha256:")
+	r := newResolver(t, "", func(o *Options) {
+		o.HTTPClient = srv.Client()
+		o.HTTPClient.CheckRedirect = checkRedirect
+	})
+	_, err := r.Get(context.Background(), Request{Source: srv.URL + "/p.wasm", SHA256: sum})
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "127.0.0.1:1/blob") {
+		t.Fatalf("%v", err)
+	}
+
+	// The same from a registry's blob redirect.
+	reg := ocitest.New(t)
+	desc := reg.PushWasm(t, "r/p", "1", wasm)
+	layer := store.Digest(wasm)
+	reg.Intercept = func(w http.ResponseWriter, r *http.Request) bool {
+		if strings.HasSuffix(r.URL.Path, "/blobs/"+layer) {
+			http.Redirect(w, r, "http://127.0.0.1:1/blob?X-Amz-Signature=s3cret", http.StatusTemporaryRedirect)
+			return true
+		}
+		return false
+	}
+	_, err = newResolver(t, "", nil).Get(context.Background(), Request{Source: "oci://" + reg.Host() + "/r/p@" + desc.Digest.String()})
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "127.0.0.1:1/blob") {
+		t.Fatalf("registry: %v", err)
+	}
+	// A tag, and the signature search, redirected the same way.
+	reg.Intercept = func(w http.ResponseWriter, r *http.Request) bool {
+		if strings.Contains(r.URL.Path, "/manifests/1") || strings.HasSuffix(r.URL.Path, ".sig") {
+			http.Redirect(w, r, "http://127.0.0.1:1/m?X-Amz-Signature=s3cret", http.StatusTemporaryRedirect)
+			return true
+		}
+		return false
+	}
+	for _, s := range []string{"oci://" + reg.Host() + "/r/p:1", "oci://" + reg.Host() + "/r/p@" + desc.Digest.String()} {
+		_, err = newResolver(t, "", nil).Get(context.Background(), Request{Source: s, Policy: policy(t, Required, ecKey(t))})
+		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "127.0.0.1:1/m") {
+			t.Fatalf("%s: %v", s, err)
+		}
 	}
 }

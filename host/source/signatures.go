@@ -149,7 +149,7 @@ func (r *Resolver) fetchSignatures(ctx context.Context, repo *remote.Repository,
 	switch {
 	case errors.Is(err, errdef.ErrNotFound):
 	case err != nil:
-		return rec, total, fmt.Errorf("the tag %s: %w", sigTag(d), err)
+		return rec, total, fmt.Errorf("the tag %s: %w", sigTag(d), hideQuery(err))
 	default:
 		b, err := readCapped(rc, maxManifest)
 		rc.Close()
@@ -197,7 +197,7 @@ func (r *Resolver) fetchSignatures(ctx context.Context, repo *remote.Repository,
 		return nil
 	})
 	if err != nil && !errors.Is(err, errdef.ErrNotFound) {
-		return rec, total, fmt.Errorf("the referrers of %s: %w", d, err)
+		return rec, total, fmt.Errorf("the referrers of %s: %w", d, hideQuery(err))
 	}
 	for _, x := range referrers {
 		if len(rec.Items) >= maxSignatures {
