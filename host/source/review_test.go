@@ -269,3 +269,36 @@ func TestRedirectQueryNotEchoed(t *testing.T) {
 		}
 	}
 }
+
+// TestImageLayersUnpackWithinOneBound: what an image's layers decompress
+// to is bounded by max_size for the layers together, not for each: three
+// small gzip layers, each unpacking to most of the bound, are refused.
+func TestImageLayersUnpackWithinOneBound(t *testing.T) {
+	reg := ocitest.New(t)
+	wasm := wasmFixture(t, "echo")
+	const max = 1 << 20
+	repo := reg.Repo("bomb/p")
+	cfg := []byte("{}")
+	cd := repo.Put(cfg, "")
+	var layers []any
+	for i, name := range []string{"a.bin", "b.bin", "c.bin"} {
+		files := map[string][]byte{name: make([]byte, max*6/10)}
+		if i == 2 {
+			files["plugin.wasm"] = wasm
+		}
+		l := tarGz(t, files)
+		layers = append(layers, map[string]any{"mediaType": ocispec.MediaTypeImageLayerGzip, "digest": repo.Put(l, ""), "size": len(l)})
+	}
+	reg.PushManifest(t, "bomb/p", "1", map[string]any{"schemaVersion": 2, "mediaType": ocispec.MediaTypeImageManifest,
+		"config": map[string]any{"mediaType": ocispec.MediaTypeImageConfig, "digest": cd, "size": len(cfg)},
+		"layers": layers}, ocispec.MediaTypeImageManifest)
+	src := "oci://" + reg.Host() + "/bomb/p:1"
+	_, err := newResolver(t, "", func(o *Options) { o.MaxSize = max }).Get(context.Background(), Request{Source: src})
+	if err == nil || !strings.Contains(err.Error(), "once decompressed") {
+		t.Fatalf("layers unpacking to 1.8x the bound: %v", err)
+	}
+	res, err := newResolver(t, "", func(o *Options) { o.MaxSize = 2 * max }).Get(context.Background(), Request{Source: src})
+	if err != nil || !bytes.Equal(res.Wasm, wasm) {
+		t.Fatalf("within the bound: %v", err)
+	}
+}
