@@ -118,6 +118,11 @@ func (f *fetcher) policy(p *config.Plugin) (source.Policy, error) {
 		keys = f.rf.keys
 	}
 	if p != nil && p.Verify != "" {
+		// --verify on the command line is a floor: a config cannot lower
+		// what the operator asked for when starting the command.
+		if f.rf.verify != "" && verifyRank(p.Verify) < verifyRank(f.rf.verify) {
+			return source.Policy{}, fmt.Errorf("its verify = %q is weaker than --verify %s: refused (raise it, or drop --verify)", p.Verify, f.rf.verify)
+		}
 		mode = p.Verify
 	}
 	if p != nil && len(p.Keys) > 0 {
@@ -136,6 +141,17 @@ func (f *fetcher) policy(p *config.Plugin) (source.Policy, error) {
 			IdentityRegexp: signer.IdentityRegexp, Issuer: signer.Issuer}
 	}
 	return source.NewPolicy(mode, keys, keyless)
+}
+
+// verifyRank orders signature policies from the weakest.
+func verifyRank(mode string) int {
+	switch source.Mode(mode) {
+	case source.Required:
+		return 2
+	case source.IfSigned:
+		return 1
+	}
+	return 0
 }
 
 // get fetches one remote plugin. p is its [[plugin]] table (nil for an

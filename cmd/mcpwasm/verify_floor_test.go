@@ -1,0 +1,44 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mcpwasm/mcpwasm/internal/ocitest"
+)
+
+// TestVerifyFlagIsAFloor: `--verify required` on the command line holds
+// for every plugin: a [[plugin]] with its own weaker verify is refused,
+// naming it, not served unsigned; without the flag, the [[plugin]]'s own
+// verify is an exception to [sources] (as documented).
+func TestVerifyFlagIsAFloor(t *testing.T) {
+	isolate(t)
+	reg := ocitest.New(t)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	reg.PushWasm(t, "f/unsigned", "1", readFixture(t, "echo"))
+	src := "oci://" + reg.Host() + "/f/unsigned:1"
+	dir := t.TempDir()
+	pub := ocitest.WritePublicKey(t, key)
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	os.WriteFile(cfg, []byte(`
+[sources]
+verify = "required"
+
+[[plugin]]
+path = "`+src+`"
+verify = "off"
+`), 0o600)
+	_, errOut, code := runCLI(t, "validate", "--config", cfg, "--verify", "required", "--key", pub)
+	if code == 0 || !strings.Contains(errOut, src) || !strings.Contains(errOut, `verify = "off" is weaker than --verify required`) {
+		t.Fatalf("validate --verify required, [[plugin]] verify = off: code %d\n%s", code, errOut)
+	}
+	_, errOut, code = runCLI(t, "validate", "--config", cfg, "--key", pub)
+	if code != 0 {
+		t.Fatalf("without --verify, the plugin's own verify = off: code %d\n%s", code, errOut)
+	}
+}
