@@ -49,6 +49,10 @@ type fetcher struct {
 	// update re-resolves tags and moves pins (pull --update).
 	update   bool
 	progress func(source.Progress)
+	// tables, if set, are [[plugin]] tables whose settings (verify, keys,
+	// sha256) apply to a source given alone that one of them names
+	// (inspect --config).
+	tables []config.Plugin
 
 	once    sync.Once
 	res     *source.Resolver
@@ -162,6 +166,14 @@ func (f *fetcher) get(src string, p *config.Plugin) (*source.Result, error) {
 	}
 	if f == nil {
 		return nil, fmt.Errorf("%s: oci:// and https:// plugins are not accepted here", src)
+	}
+	if p == nil {
+		for i := range f.tables {
+			if f.tables[i].Path == src {
+				p = &f.tables[i]
+				break
+			}
+		}
 	}
 	r, err := f.resolver()
 	if err != nil {

@@ -42,3 +42,29 @@ verify = "off"
 		t.Fatalf("without --verify, the plugin's own verify = off: code %d\n%s", code, errOut)
 	}
 }
+
+// TestInspectKeepsPluginPolicy: inspect --config runs the plugin (to list
+// its tools), so the [[plugin]] table's own verify = "required" holds
+// there as under serve: an unsigned plugin is refused.
+func TestInspectKeepsPluginPolicy(t *testing.T) {
+	isolate(t)
+	reg := ocitest.New(t)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	reg.PushWasm(t, "i/unsigned", "1", readFixture(t, "echo"))
+	src := "oci://" + reg.Host() + "/i/unsigned:1"
+	dir := t.TempDir()
+	pub := ocitest.WritePublicKey(t, key)
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	os.WriteFile(cfg, []byte(`
+[[plugin]]
+path = "`+src+`"
+verify = "required"
+keys = ["`+pub+`"]
+`), 0o600)
+	if _, errOut, code := runCLI(t, "validate", "--config", cfg); code == 0 || !strings.Contains(errOut, "unsigned") {
+		t.Fatalf("validate: code %d\n%s", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, "inspect", "--config", cfg, src); code == 0 || !strings.Contains(errOut, "unsigned") || !strings.Contains(errOut, src) {
+		t.Fatalf("inspect --config: code %d\n%s", code, errOut)
+	}
+}
