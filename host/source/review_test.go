@@ -302,3 +302,48 @@ func TestImageLayersUnpackWithinOneBound(t *testing.T) {
 		t.Fatalf("within the bound: %v", err)
 	}
 }
+
+// TestRegistryLiesAboutDigests: a Docker-Content-Digest that names other
+// bytes than those sent for a tag is refused, and a signature of the index
+// covers the child manifest picked from it (its digest is in the index):
+// a child served for the index's digest is refused.
+func TestRegistryLiesAboutDigests(t *testing.T) {
+	reg := ocitest.New(t)
+	ctx := context.Background()
+	wasm := wasmFixture(t, "echo")
+	good := reg.PushWasm(t, "l/p", "1", wasm)
+	other := reg.PushWasm(t, "l/p", "2", wasmFixture(t, "trap"))
+	reg.Intercept = func(w http.ResponseWriter, r *http.Request) bool {
+		if strings.HasSuffix(r.URL.Path, "/manifests/1") {
+			b, _, _ := reg.Repo("l/p").Get(other.Digest) // the other manifest, under the good one's name
+			w.Header().Set("Content-Type", ocispec.MediaTypeImageManifest)
+			w.Header().Set("Docker-Content-Digest", good.Digest.String())
+			w.Write(b)
+			return true
+		}
+		return false
+	}
+	_, err := newResolver(t, "", nil).Get(ctx, Request{Source: "oci://" + reg.Host() + "/l/p:1"})
+	if err == nil || !strings.Contains(err.Error(), "mismatch") {
+		t.Fatalf("Docker-Content-Digest lie: %v", err)
+	}
+	reg.Intercept = nil
+
+	// An index signed; the registry then serves another manifest for the
+	// child's digest.
+	key := ecKey(t)
+	idx := reg.PushManifest(t, "l/p", "idx", map[string]any{"schemaVersion": 2, "mediaType": ocispec.MediaTypeImageIndex,
+		"manifests": []any{map[string]any{"mediaType": ocispec.MediaTypeImageManifest, "digest": good.Digest, "size": good.Size,
+			"platform": map[string]string{"os": "wasip1", "architecture": "wasm"}}}}, ocispec.MediaTypeImageIndex)
+	payload := ocitest.CosignPayload(reg.Host()+"/l/p", idx.Digest)
+	reg.SignCosign(t, "l/p", idx.Digest, payload, ocitest.Sign(t, key, payload))
+	src := "oci://" + reg.Host() + "/l/p:idx"
+	if res, err := newResolver(t, "", nil).Get(ctx, Request{Source: src, Policy: policy(t, Required, key)}); err != nil || !bytes.Equal(res.Wasm, wasm) {
+		t.Fatalf("signed index: %v", err)
+	}
+	otherBytes, _, _ := reg.Repo("l/p").Get(other.Digest)
+	reg.Repo("l/p").Replace(good.Digest, otherBytes)
+	if _, err := newResolver(t, "", nil).Get(ctx, Request{Source: src, Policy: policy(t, Required, key)}); err == nil || !strings.Contains(err.Error(), "mismatch") {
+		t.Fatalf("child swapped under a signed index: %v", err)
+	}
+}
