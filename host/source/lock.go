@@ -46,10 +46,20 @@ func LockFor(configFile string) string {
 // created on the first pin. A malformed line is an error naming the file
 // and the line.
 func OpenLock(path string) (*Lock, error) {
-	l := &Lock{path: path, pins: map[string]string{}}
+	pins, err := readPins(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Lock{path: path, pins: pins}, nil
+}
+
+// readPins reads the pins in the lock file at path (none if it is
+// missing).
+func readPins(path string) (map[string]string, error) {
+	pins := map[string]string{}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return l, nil
+		return pins, nil
 	}
 	if err != nil {
 		return nil, err
@@ -74,15 +84,15 @@ func OpenLock(path string) (*Lock, error) {
 		if err := store.CheckDigest(f[1]); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
 		}
-		if prev, dup := l.pins[f[0]]; dup && prev != f[1] {
+		if prev, dup := pins[f[0]]; dup && prev != f[1] {
 			return nil, fmt.Errorf("%s:%d: %s is pinned twice, to %s and %s", path, n, f[0], prev, f[1])
 		}
-		l.pins[f[0]] = f[1]
+		pins[f[0]] = f[1]
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return l, nil
+	return pins, nil
 }
 
 // Path is the lock file's path.
@@ -96,24 +106,31 @@ func (l *Lock) Get(source string) (string, bool) {
 	return d, ok
 }
 
-// Set pins source to digest and writes the file.
+// Set pins source to digest and writes the file. The file is read again
+// first and only this pin changed in it: another process (pull --update
+// while serve runs) may have moved other pins since this Lock read it, and
+// writing back what this one holds would move them back. The pins read
+// become this Lock's.
 func (l *Lock) Set(source, digest string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.pins[source] == digest {
-		return nil
-	}
-	prev, had := l.pins[source]
-	l.pins[source] = digest
 	if l.dryRun {
+		l.pins[source] = digest
 		return nil
 	}
+	pins, err := readPins(l.path)
+	if err != nil {
+		return fmt.Errorf("the pin of %s is not recorded: %w", source, err)
+	}
+	if pins[source] == digest {
+		l.pins = pins
+		return nil
+	}
+	pins[source] = digest
+	old := l.pins
+	l.pins = pins
 	if err := l.write(); err != nil {
-		if had {
-			l.pins[source] = prev
-		} else {
-			delete(l.pins, source)
-		}
+		l.pins = old
 		return fmt.Errorf("%s: %w", l.path, err)
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/source/store"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -345,5 +347,45 @@ func TestRegistryLiesAboutDigests(t *testing.T) {
 	reg.Repo("l/p").Replace(good.Digest, otherBytes)
 	if _, err := newResolver(t, "", nil).Get(ctx, Request{Source: src, Policy: policy(t, Required, key)}); err == nil || !strings.Contains(err.Error(), "mismatch") {
 		t.Fatalf("child swapped under a signed index: %v", err)
+	}
+}
+
+// TestLockKeepsOtherProcessesPins: serve pins a new tag after pull
+// --update (another process) moved a pin: the moved pin stays moved,
+// instead of being written back to what serve read at its start.
+func TestLockKeepsOtherProcessesPins(t *testing.T) {
+	path := filepath.Join(t.TempDir(), LockName)
+	d := func(c string) string { return "sha256:" + strings.Repeat(c, 64) }
+	serve, err := OpenLock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Set("oci://r.io/a:1", d("1")); err != nil {
+		t.Fatal(err)
+	}
+	pull, err := OpenLock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pull.Set("oci://r.io/a:1", d("2")); err != nil { // pull --update
+		t.Fatal(err)
+	}
+	if err := serve.Set("oci://r.io/b:1", d("3")); err != nil { // a reload adds a plugin
+		t.Fatal(err)
+	}
+	now, err := OpenLock(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := now.Pins(); got["oci://r.io/a:1"] != d("2") || got["oci://r.io/b:1"] != d("3") {
+		t.Fatalf("pins after both wrote: %v", got)
+	}
+	// A lock file made unreadable meanwhile is not overwritten.
+	os.WriteFile(path, []byte("garbage\n"), 0o644)
+	if err := serve.Set("oci://r.io/c:1", d("4")); err == nil {
+		t.Fatal("overwrote a lock file it could not read")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "garbage\n" {
+		t.Fatalf("lock file rewritten: %q", b)
 	}
 }
