@@ -143,6 +143,7 @@ func New(opts Options) (*Resolver, error) {
 	if r.client == nil {
 		r.client = defaultClient()
 	}
+	r.client = guarded(r.client, opts.PlainHTTP)
 	creds := opts.Credentials
 	if creds == nil {
 		creds = dockerCredentials(r.logger)

@@ -7,9 +7,11 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/source/store"
 	"net/http"
 	"net/http/httptest"
+	"oras.land/oras-go/v2/registry/remote/auth"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -387,5 +389,43 @@ func TestLockKeepsOtherProcessesPins(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(path); string(b) != "garbage\n" {
 		t.Fatalf("lock file rewritten: %q", b)
+	}
+}
+
+// TestNoPlainHTTPBeyondAllowedHosts: a registry cannot make the client
+// send a login, or any request, over plain HTTP to a host that is not one
+// spoken to over plain HTTP: not a token realm (where the login goes), not
+// a redirect target.
+func TestNoPlainHTTPBeyondAllowedHosts(t *testing.T) {
+	var leaked atomic.Int64
+	tokens := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, _, ok := r.BasicAuth(); ok {
+			leaked.Add(1)
+		}
+		w.Write([]byte(`{"token":"t"}`))
+	}))
+	defer tokens.Close()
+	reg := ocitest.New(t)
+	reg.PushWasm(t, "a/p", "1", wasmFixture(t, "echo"))
+	reg.Intercept = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Header.Get("Authorization") == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="`+tokens.URL+`/token",service="r"`)
+			http.Error(w, `{"errors":[{"code":"UNAUTHORIZED"}]}`, http.StatusUnauthorized)
+			return true
+		}
+		return false
+	}
+	only := func(o *Options) {
+		o.PlainHTTP = func(h string) bool { return h == reg.Host() } // the registry, not the token server
+		o.Credentials = func(context.Context, string) (auth.Credential, error) {
+			return auth.Credential{Username: "ci", Password: "s3cret"}, nil
+		}
+	}
+	_, err := newResolver(t, "", only).Get(context.Background(), Request{Source: "oci://" + reg.Host() + "/a/p:1"})
+	if leaked.Load() != 0 {
+		t.Fatalf("the login was sent over plain HTTP to the token realm %s", tokens.URL)
+	}
+	if err == nil || !strings.Contains(err.Error(), "plain HTTP") {
+		t.Fatalf("%v", err)
 	}
 }
