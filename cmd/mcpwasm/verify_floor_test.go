@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/internal/ocitest"
@@ -67,4 +68,32 @@ keys = ["`+pub+`"]
 	if _, errOut, code := runCLI(t, "inspect", "--config", cfg, src); code == 0 || !strings.Contains(errOut, "unsigned") || !strings.Contains(errOut, src) {
 		t.Fatalf("inspect --config: code %d\n%s", code, errOut)
 	}
+}
+
+// TestReloadSignedRemote: a reload that makes a served registry plugin's
+// verify "required" takes it out when it is unsigned, naming it, instead
+// of leaving the version loaded before in service.
+func TestReloadSignedRemote(t *testing.T) {
+	isolate(t)
+	reg := ocitest.New(t)
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	reg.PushWasm(t, "r/unsigned", "1", readFixture(t, "echo"))
+	src := "oci://" + reg.Host() + "/r/unsigned:1"
+	dir := t.TempDir()
+	pub := ocitest.WritePublicKey(t, key)
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	write := func(extra string) {
+		os.WriteFile(cfg, []byte("[[plugin]]\nname = \"u\"\npath = \""+src+"\"\n"+extra), 0o600)
+	}
+	write("")
+	rs := startReload(t, nil, nil, "--config", cfg, "--watch=false")
+	if got := rs.tools(); got != "u_echo" {
+		t.Fatalf("tools at start = %q", got)
+	}
+	write("verify = \"required\"\nkeys = [\"" + pub + "\"]\n")
+	if err := rs.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	rs.waitLog(src, "unsigned")
+	rs.waitTools("")
 }
