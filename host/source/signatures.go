@@ -128,8 +128,8 @@ func (r *Resolver) evaluate(rec sigRecord, d string, manifest []byte, p Policy) 
 func (r *Resolver) fetchSignatures(ctx context.Context, repo *remote.Repository, ref Ref, d string, manifest []byte) (sigRecord, int64, error) {
 	rec := sigRecord{Checked: time.Now().UTC(), Items: []sigItem{}}
 	var total int64
-	add := func(it sigItem, l ocispec.Descriptor) error {
-		if len(rec.Items) >= maxSignatures {
+	add := func(it sigItem, l ocispec.Descriptor, limit int) error {
+		if len(rec.Items) >= limit {
 			return nil
 		}
 		_, n, err := r.blob(ctx, ref.Raw, "signature", l.Digest.String(), l.Size, maxSignatureBlob, func(ctx context.Context) (reader, error) {
@@ -143,6 +143,36 @@ func (r *Resolver) fetchSignatures(ctx context.Context, repo *remote.Repository,
 		rec.Items = append(rec.Items, it)
 		return nil
 	}
+
+	// Sigstore bundles attached as referrers, listed first: signatures in
+	// cosign's tag may not take the places of those (at least half of
+	// maxSignatures is kept for them), so whoever can push to the tag
+	// cannot hide a good bundle behind 32 bad signatures.
+	m, err := parseManifest(manifest)
+	if err != nil {
+		return rec, total, err
+	}
+	mt := m.MediaType
+	if mt == "" {
+		mt = mediaOCIManifest
+		if m.isIndex() {
+			mt = mediaOCIIndex
+		}
+	}
+	subject := ocispec.Descriptor{MediaType: mt, Digest: digest.Digest(d), Size: int64(len(manifest))}
+	var referrers []ocispec.Descriptor
+	err = repo.Referrers(ctx, subject, artifactTypeBundle, func(page []ocispec.Descriptor) error {
+		for _, x := range page {
+			if x.ArtifactType == artifactTypeBundle && len(referrers) < maxSignatures {
+				referrers = append(referrers, x)
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errdef.ErrNotFound) {
+		return rec, total, fmt.Errorf("the referrers of %s: %w", d, hideQuery(err))
+	}
+	cosignCap := maxSignatures - min(len(referrers), maxSignatures/2)
 
 	// cosign's tag.
 	_, rc, err := repo.FetchReference(ctx, sigTag(d))
@@ -168,37 +198,12 @@ func (r *Resolver) fetchSignatures(ctx context.Context, repo *remote.Repository,
 			}
 			it := sigItem{Kind: "cosign", Signature: l.Annotations[annotationSignature], From: from,
 				Keyless: l.Annotations[annotationCertificate] != ""}
-			if err := add(it, l); err != nil {
+			if err := add(it, l, cosignCap); err != nil {
 				return rec, total, fmt.Errorf("the tag %s: %w", sigTag(d), err)
 			}
 		}
 	}
 
-	// Sigstore bundles attached as referrers.
-	m, err := parseManifest(manifest)
-	if err != nil {
-		return rec, total, err
-	}
-	mt := m.MediaType
-	if mt == "" {
-		mt = mediaOCIManifest
-		if m.isIndex() {
-			mt = mediaOCIIndex
-		}
-	}
-	subject := ocispec.Descriptor{MediaType: mt, Digest: digest.Digest(d), Size: int64(len(manifest))}
-	var referrers []ocispec.Descriptor
-	err = repo.Referrers(ctx, subject, artifactTypeBundle, func(page []ocispec.Descriptor) error {
-		for _, x := range page {
-			if x.ArtifactType == artifactTypeBundle && len(referrers) < maxSignatures {
-				referrers = append(referrers, x)
-			}
-		}
-		return nil
-	})
-	if err != nil && !errors.Is(err, errdef.ErrNotFound) {
-		return rec, total, fmt.Errorf("the referrers of %s: %w", d, hideQuery(err))
-	}
 	for _, x := range referrers {
 		if len(rec.Items) >= maxSignatures {
 			break
@@ -221,7 +226,7 @@ func (r *Resolver) fetchSignatures(ctx context.Context, repo *remote.Repository,
 		}
 		for _, l := range sm.Layers {
 			if strings.HasPrefix(l.MediaType, "application/vnd.dev.sigstore.bundle") {
-				if err := add(sigItem{Kind: "bundle", From: x.Digest.String()}, l); err != nil {
+				if err := add(sigItem{Kind: "bundle", From: x.Digest.String()}, l, maxSignatures); err != nil {
 					return rec, total, fmt.Errorf("referrer %s: %w", x.Digest, err)
 				}
 				break
