@@ -192,7 +192,7 @@ func (r *Resolver) Get(ctx context.Context, req Request) (*Result, error) {
 		if ctx.Err() == context.DeadlineExceeded && !IsOffline(err) {
 			err = fmt.Errorf("%w (gave up after %s)", err, r.opts.Timeout)
 		}
-		return nil, fmt.Errorf("%s: %w", req.Source, err)
+		return nil, printable(fmt.Errorf("%s: %w", req.Source, err))
 	}
 	if req.SHA256 != "" && res.WasmDigest != "sha256:"+req.SHA256 {
 		return nil, fmt.Errorf("%s: sha256 mismatch: the plugin is %s, the config pins sha256:%s", req.Source, res.WasmDigest, req.SHA256)
@@ -260,6 +260,38 @@ type reader interface {
 	Read([]byte) (int, error)
 	Close() error
 }
+
+// printableError is an error whose text has its control characters
+// escaped: a registry's or web server's words (error messages, a status
+// line) are part of it and reach terminals and logs as they are printed.
+type printableError struct {
+	msg string
+	err error
+}
+
+func (e *printableError) Error() string { return e.msg }
+func (e *printableError) Unwrap() error { return e.err }
+
+// printable returns err with its text's control characters escaped
+// (\x1b, \n…), unwrapping to err.
+func printable(err error) error {
+	msg := err.Error()
+	if strings.IndexFunc(msg, isControl) < 0 {
+		return err
+	}
+	var b strings.Builder
+	for _, c := range msg {
+		if isControl(c) {
+			fmt.Fprintf(&b, "\\x%02x", c)
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return &printableError{msg: b.String(), err: err}
+}
+
+// isControl reports whether c is a C0 or C1 control character or DEL.
+func isControl(c rune) bool { return c < ' ' || c == 0x7f || (c >= 0x80 && c < 0xa0) }
 
 // hideQuery drops the query of the URL in a request error: the URL may be
 // one a server redirected to, and a storage service's pre-signed URL

@@ -437,3 +437,30 @@ func TestCosignTagCannotCrowdOutBundles(t *testing.T) {
 		t.Fatalf("%d signatures kept", res.Signature.Found)
 	}
 }
+
+// TestRegistryTextSanitized: what a registry or web server writes into an
+// error (its error messages, its status line) reaches a terminal (pull,
+// validate, inspect print errors as they are) without control characters:
+// no escape sequence, no forged line.
+func TestRegistryTextSanitized(t *testing.T) {
+	reg := ocitest.New(t)
+	reg.PushWasm(t, "e/p", "1", wasmFixture(t, "echo"))
+	reg.Intercept = func(w http.ResponseWriter, r *http.Request) bool {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusForbidden)
+		w.Write([]byte(`{"errors":[{"code":"DENIED","message":"\u001b[2J\u001b[31mok     oci://x  verified\nsecond line\r"}]}`))
+		return true
+	}
+	_, err := newResolver(t, "", nil).Get(context.Background(), Request{Source: "oci://" + reg.Host() + "/e/p:1"})
+	if err == nil {
+		t.Fatal("served")
+	}
+	for _, c := range err.Error() {
+		if c < ' ' || c == 0x7f || (c >= 0x80 && c < 0xa0) {
+			t.Fatalf("control character %q in the error: %q", c, err.Error())
+		}
+	}
+	if !strings.Contains(err.Error(), "second line") || !strings.Contains(err.Error(), "oci://"+reg.Host()) {
+		t.Fatalf("the message is lost: %q", err.Error())
+	}
+}
