@@ -464,3 +464,29 @@ func TestRegistryTextSanitized(t *testing.T) {
 		t.Fatalf("the message is lost: %q", err.Error())
 	}
 }
+
+// TestRefusedUpdateKeepsSignatures: pull --update that finds the
+// signatures gone (a registry hiding them) refuses the plugin, and does
+// not replace what the store recorded: serve --offline still verifies
+// it from the signatures found before.
+func TestRefusedUpdateKeepsSignatures(t *testing.T) {
+	reg := ocitest.New(t)
+	ctx := context.Background()
+	key := ecKey(t)
+	dir := t.TempDir()
+	src, desc, _ := signedPlugin(t, reg, "s/p", "echo")
+	payload := ocitest.CosignPayload(reg.Host()+"/s/p", desc.Digest)
+	reg.SignCosign(t, "s/p", desc.Digest, payload, ocitest.Sign(t, key, payload))
+	if _, err := newResolver(t, dir, nil).Get(ctx, Request{Source: src, Policy: policy(t, Required, key)}); err != nil {
+		t.Fatal(err)
+	}
+	reg.Repo("s/p").Untag(sigTag(desc.Digest.String()))
+	up := newResolver(t, dir, func(o *Options) { o.Update = true })
+	if _, err := up.Get(ctx, Request{Source: src, Policy: policy(t, Required, key)}); err == nil || !strings.Contains(err.Error(), "unsigned") {
+		t.Fatalf("update with the signature gone: %v", err)
+	}
+	off := newResolver(t, dir, func(o *Options) { o.Offline = true })
+	if res, err := off.Get(ctx, Request{Source: src, Policy: policy(t, Required, key)}); err != nil || res.Signature.State != "verified" {
+		t.Fatalf("offline after a refused update: %v", err)
+	}
+}

@@ -45,6 +45,7 @@ func (r *Resolver) signatures(ctx context.Context, repo *remote.Repository, ref 
 		have = false
 	}
 	var fetched int64
+	fresh := false
 	refresh := func() error {
 		if r.opts.Offline {
 			return fmt.Errorf("%w: the signatures of %s were never fetched: run mcpwasm pull while online", errOffline, d)
@@ -54,10 +55,7 @@ func (r *Resolver) signatures(ctx context.Context, repo *remote.Repository, ref 
 		if err != nil {
 			return fmt.Errorf("looking for signatures of %s: %w", d, err)
 		}
-		rec, have = nrec, true
-		if err := r.opts.Store.WriteRecord(recordSignatures, key, rec); err != nil {
-			r.logger.Warn("plugin store: could not record the signatures found", "source", ref.Raw, "err", err)
-		}
+		rec, have, fresh = nrec, true, true
 		return nil
 	}
 	if !have || r.opts.Update {
@@ -80,6 +78,14 @@ func (r *Resolver) signatures(ctx context.Context, repo *remote.Repository, ref 
 	}
 	if err != nil {
 		return sig, fetched, err
+	}
+	// Recorded only once it passed: what a refused answer (a registry
+	// hiding the signatures on pull --update) found does not replace the
+	// signatures a later offline start checks.
+	if fresh {
+		if err := r.opts.Store.WriteRecord(recordSignatures, key, rec); err != nil {
+			r.logger.Warn("plugin store: could not record the signatures found", "source", ref.Raw, "err", err)
+		}
 	}
 	if sig.State == "unsigned" {
 		r.logger.Warn("unsigned plugin served (verify = if-signed)", "source", ref.Raw, "digest", d)
