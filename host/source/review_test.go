@@ -362,6 +362,19 @@ func TestLockKeepsOtherProcessesPins(t *testing.T) {
 	if err := serve.Set("oci://r.io/b:1", d("3")); err != nil { // a reload adds a plugin
 		t.Fatal(err)
 	}
+	// serve sees the pin pull moved, without a restart (a reload uses it).
+	if got, _ := serve.Get("oci://r.io/a:1"); got != d("2") {
+		t.Fatalf("serve still reads the pin it read at start: %s", got)
+	}
+	if err := pull.Set("oci://r.io/a:1", d("5")); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := serve.Get("oci://r.io/a:1"); got != d("5") {
+		t.Fatalf("serve does not see the second move: %s", got)
+	}
+	if err := pull.Set("oci://r.io/a:1", d("2")); err != nil {
+		t.Fatal(err)
+	}
 	now, err := OpenLock(path)
 	if err != nil {
 		t.Fatal(err)
