@@ -11,7 +11,9 @@ import (
 )
 
 // inspectFetcher gets the plugin inspect shows, with the store, lock,
-// keys and policy of the config (if any), writing no pin.
+// keys and policy of the config (if any), writing no pin. A source that
+// a [[plugin]] table names gets that table's verify, keys and sha256, as
+// serve would.
 func inspectFetcher(ctx context.Context, rf remoteFlags, cfgPath string, logger *slog.Logger) (*fetcher, error) {
 	cfg := &config.Config{}
 	if cfgPath != "" {
@@ -23,6 +25,7 @@ func inspectFetcher(ctx context.Context, rf remoteFlags, cfgPath string, logger 
 	}
 	f := newFetcher(ctx, rf, cfg, logger)
 	f.dryRun = true
+	f.tables = cfg.Plugins // the plugin's own verify, keys and sha256 hold here too
 	return f, nil
 }
 

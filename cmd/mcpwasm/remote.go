@@ -49,6 +49,10 @@ type fetcher struct {
 	// update re-resolves tags and moves pins (pull --update).
 	update   bool
 	progress func(source.Progress)
+	// tables, if set, are [[plugin]] tables whose settings (verify, keys,
+	// sha256) apply to a source given alone that one of them names
+	// (inspect --config).
+	tables []config.Plugin
 
 	once    sync.Once
 	res     *source.Resolver
@@ -118,6 +122,11 @@ func (f *fetcher) policy(p *config.Plugin) (source.Policy, error) {
 		keys = f.rf.keys
 	}
 	if p != nil && p.Verify != "" {
+		// --verify on the command line is a floor: a config cannot lower
+		// what the operator asked for when starting the command.
+		if f.rf.verify != "" && verifyRank(p.Verify) < verifyRank(f.rf.verify) {
+			return source.Policy{}, fmt.Errorf("its verify = %q is weaker than --verify %s: refused (raise it, or drop --verify)", p.Verify, f.rf.verify)
+		}
 		mode = p.Verify
 	}
 	if p != nil && len(p.Keys) > 0 {
@@ -138,11 +147,33 @@ func (f *fetcher) policy(p *config.Plugin) (source.Policy, error) {
 	return source.NewPolicy(mode, keys, keyless)
 }
 
+// verifyRank orders signature policies from the weakest.
+func verifyRank(mode string) int {
+	switch source.Mode(mode) {
+	case source.Required:
+		return 2
+	case source.IfSigned:
+		return 1
+	}
+	return 0
+}
+
 // get fetches one remote plugin. p is its [[plugin]] table (nil for an
 // argument).
 func (f *fetcher) get(src string, p *config.Plugin) (*source.Result, error) {
+	if _, err := source.Parse(src); err != nil {
+		return nil, err // said without what must not be echoed (credentials)
+	}
 	if f == nil {
 		return nil, fmt.Errorf("%s: oci:// and https:// plugins are not accepted here", src)
+	}
+	if p == nil {
+		for i := range f.tables {
+			if f.tables[i].Path == src {
+				p = &f.tables[i]
+				break
+			}
+		}
 	}
 	r, err := f.resolver()
 	if err != nil {

@@ -2,8 +2,10 @@ package config
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -66,7 +68,10 @@ func (p Plugin) Resolve(configFile string) (map[string]string, error) {
 		return nil, nil
 	}
 	out := make(map[string]string, len(p.Config))
-	for k, v := range p.Config {
+	// In key order, so a config with several missing secrets names the
+	// same one on every start.
+	for _, k := range slices.Sorted(maps.Keys(p.Config)) {
+		v := p.Config[k]
 		switch {
 		case v.Env != "":
 			s, ok := os.LookupEnv(v.Env)

@@ -40,7 +40,7 @@ ports = [8443]
 		t.Fatalf("String shows a secret: %s", s)
 	}
 	os.Unsetenv("MCPWASM_TEST_SECRET")
-	if _, err := p.Resolve(""); err == nil || !strings.Contains(err.Error(), "MCPWASM_TEST_SECRET is not set") {
+	if _, err := p.Resolve(filepath.Join(dir, "mcpwasm.toml")); err == nil || !strings.Contains(err.Error(), "MCPWASM_TEST_SECRET is not set") {
 		t.Fatalf("a missing variable: %v", err)
 	}
 	for text, want := range map[string]string{

@@ -53,9 +53,25 @@ func IsRemote(path string) bool {
 
 var hexPin = regexp.MustCompile(`#sha256=[0-9a-fA-F]{64}$`)
 
+// hasUserinfo reports whether a URL-like path carries user information
+// ("scheme://USER:PASSWORD@host/…") before its first /, ? or #.
+func hasUserinfo(path string) bool {
+	_, rest, ok := strings.Cut(path, "://")
+	if !ok {
+		return false
+	}
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	return strings.Contains(rest, "@")
+}
+
 // checkSource checks the source keys of one [[plugin]] table.
 func checkSource(where string, p Plugin) error {
 	l := strings.ToLower(p.Path)
+	if IsRemote(p.Path) && hasUserinfo(p.Path) {
+		return fmt.Errorf("%s: path: credentials in a plugin source are refused (they would be logged); registries take the login in the Docker credential file", where)
+	}
 	switch {
 	case strings.HasPrefix(l, "http://"):
 		return fmt.Errorf("%s: path %q: plain http is refused; use https:// with a sha256", where, p.Path)

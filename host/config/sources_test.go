@@ -47,3 +47,19 @@ path = "https://example.com/b.wasm#sha256=` + sum + `"
 		}
 	}
 }
+
+// TestSourceCredentialsRefused: a remote path with a login in it is
+// refused without repeating the password (the other checks quote the
+// path).
+func TestSourceCredentialsRefused(t *testing.T) {
+	for _, path := range []string{"http://u:s3cret@example.com/a.wasm", "https://u:s3cret@example.com/a.wasm",
+		"oci://u:s3cret@r.io/a:1", "https://u:s3cret@example.com/a.wasm#sha256=nothex"} {
+		_, err := Parse([]byte("[[plugin]]\npath = \"" + path + "\"\n"))
+		if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "credentials") {
+			t.Errorf("%s: %v", path, err)
+		}
+	}
+	if _, err := Parse([]byte("[[plugin]]\npath = \"oci://r.io/a@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef\"\n")); err != nil {
+		t.Fatal(err)
+	}
+}

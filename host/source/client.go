@@ -78,3 +78,35 @@ func dockerCredentials(logger *slog.Logger) auth.CredentialFunc {
 		return fn(ctx, hostport)
 	}
 }
+
+// plainHTTPGuard refuses a plain-HTTP request to a host that is not
+// spoken to over plain HTTP (Options.PlainHTTP). A registry names the URL
+// its tokens come from (the WWW-Authenticate realm), and the login goes
+// there: an https registry, or a loopback one, must not get it sent in
+// the clear to another host. Redirects are refused the same way.
+type plainHTTPGuard struct {
+	base  http.RoundTripper
+	allow func(host string) bool
+}
+
+// RoundTrip implements http.RoundTripper.
+func (g plainHTTPGuard) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "https" && !g.allow(req.URL.Host) {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, fmt.Errorf("refusing plain HTTP to %s: only loopback registries are spoken to without TLS", req.URL.Host)
+	}
+	return g.base.RoundTrip(req)
+}
+
+// guarded returns a copy of c whose requests go through plainHTTPGuard.
+func guarded(c *http.Client, allow func(string) bool) *http.Client {
+	cc := *c
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	cc.Transport = plainHTTPGuard{base: base, allow: allow}
+	return &cc
+}

@@ -21,7 +21,10 @@ type Keyless struct {
 	// TrustedRoot is the path of the trusted root JSON file.
 	TrustedRoot string
 	// Identity is the exact identity; IdentityRegexp a regular expression
-	// it must match instead. One of the two is required.
+	// the whole identity must match instead (it is anchored at both ends:
+	// "github\.com/acme/" alone would also match an identity of another
+	// owner whose branch is named github.com/acme/x). One of the two is
+	// required.
 	Identity, IdentityRegexp string
 	// Issuer is the exact OIDC issuer URL; required.
 	Issuer string
@@ -51,6 +54,15 @@ func (k *Keyless) check() error {
 		return errors.New("keyless verification (identity, issuer, trusted_root) is not in this binary: build it with -tags sigstore (see README, Get plugins), or use a public key")
 	}
 	return loadTrustedRoot(k.TrustedRoot)
+}
+
+// anchoredRegexp is IdentityRegexp matching the whole identity ("" if
+// none). sigstore-go, like cosign, would match it anywhere in it.
+func (k *Keyless) anchoredRegexp() string {
+	if k.IdentityRegexp == "" {
+		return ""
+	}
+	return "^(?:" + k.IdentityRegexp + ")$"
 }
 
 // who names the trusted identity in messages.

@@ -61,7 +61,7 @@ func checkKeyless(b []byte, d string, k *Keyless) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	id, err := verify.NewShortCertificateIdentity(k.Issuer, "", k.Identity, k.IdentityRegexp)
+	id, err := verify.NewShortCertificateIdentity(k.Issuer, "", k.Identity, k.anchoredRegexp())
 	if err != nil {
 		return "", err
 	}

@@ -152,8 +152,19 @@ func TestKeyless(t *testing.T) {
 	if res.Signature.State != "verified" || res.Signature.Key != "identity "+who {
 		t.Fatalf("signature %+v", res.Signature)
 	}
-	if _, err := get(src, pol(Keyless{TrustedRoot: rootFile, IdentityRegexp: `^https://github\.com/acme/`, Issuer: iss})); err != nil {
+	if _, err := get(src, pol(Keyless{TrustedRoot: rootFile, IdentityRegexp: `https://github\.com/acme/.*`, Issuer: iss})); err != nil {
 		t.Fatalf("identity_regexp: %v", err)
+	}
+	// identity_regexp matches the whole identity: a pattern written
+	// without anchors does not accept another owner's workflow whose
+	// branch name contains it.
+	evil := "https://github.com/evil/tools/.github/workflows/release.yml@refs/heads/github.com/acme/x"
+	esrc, edesc, _ := signedPlugin(t, reg, "k/evil", "echo")
+	reg.AttachBundle(t, "k/evil", edesc, keylessBundle(t, vs, evil, iss, edesc.Digest))
+	for _, re := range []string{`github\.com/acme/`, `https://github\.com/acme/.*|x`, `^https://github\.com/acme/`} {
+		if _, err := get(esrc, pol(Keyless{TrustedRoot: rootFile, IdentityRegexp: re, Issuer: iss})); err == nil || !strings.Contains(err.Error(), "keyless signature not trusted") {
+			t.Fatalf("identity_regexp %s accepted %s: %v", re, evil, err)
+		}
 	}
 	for name, k := range map[string]Keyless{
 		"another identity": {TrustedRoot: rootFile, Identity: "https://github.com/evil/tools/.github/workflows/release.yml@refs/tags/v1", Issuer: iss},

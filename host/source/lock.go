@@ -26,6 +26,11 @@ type Lock struct {
 	mu     sync.Mutex
 	pins   map[string]string
 	dryRun bool
+	// read is the file as last read, to read it again when another
+	// process (pull --update while serve runs) has replaced it.
+	read os.FileInfo
+	// dry are the pins set in dry-run mode, kept over a new read.
+	dry map[string]string
 }
 
 // DryRun makes Set change the pins in memory only, never the file (for
@@ -46,10 +51,39 @@ func LockFor(configFile string) string {
 // created on the first pin. A malformed line is an error naming the file
 // and the line.
 func OpenLock(path string) (*Lock, error) {
-	l := &Lock{path: path, pins: map[string]string{}}
+	st, _ := os.Stat(path)
+	pins, err := readPins(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Lock{path: path, pins: pins, read: st, dry: map[string]string{}}, nil
+}
+
+// refresh reads the file again if it was replaced or changed since it
+// was last read. A file that cannot be read now keeps the pins read
+// before (Set reports it). l.mu must be held.
+func (l *Lock) refresh() {
+	st, err := os.Stat(l.path)
+	if err != nil || (l.read != nil && os.SameFile(st, l.read) && st.ModTime().Equal(l.read.ModTime()) && st.Size() == l.read.Size()) {
+		return
+	}
+	pins, err := readPins(l.path)
+	if err != nil {
+		return
+	}
+	for k, v := range l.dry {
+		pins[k] = v
+	}
+	l.pins, l.read = pins, st
+}
+
+// readPins reads the pins in the lock file at path (none if it is
+// missing).
+func readPins(path string) (map[string]string, error) {
+	pins := map[string]string{}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return l, nil
+		return pins, nil
 	}
 	if err != nil {
 		return nil, err
@@ -74,48 +108,58 @@ func OpenLock(path string) (*Lock, error) {
 		if err := store.CheckDigest(f[1]); err != nil {
 			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
 		}
-		if prev, dup := l.pins[f[0]]; dup && prev != f[1] {
+		if prev, dup := pins[f[0]]; dup && prev != f[1] {
 			return nil, fmt.Errorf("%s:%d: %s is pinned twice, to %s and %s", path, n, f[0], prev, f[1])
 		}
-		l.pins[f[0]] = f[1]
+		pins[f[0]] = f[1]
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return l, nil
+	return pins, nil
 }
 
 // Path is the lock file's path.
 func (l *Lock) Path() string { return l.path }
 
-// Get returns the digest source is pinned to.
+// Get returns the digest source is pinned to, as the file says now: a
+// pin another process moved (pull --update) is seen without a restart.
 func (l *Lock) Get(source string) (string, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.refresh()
 	d, ok := l.pins[source]
 	return d, ok
 }
 
-// Set pins source to digest and writes the file.
+// Set pins source to digest and writes the file. The file is read again
+// first and only this pin changed in it: another process (pull --update
+// while serve runs) may have moved other pins since this Lock read it, and
+// writing back what this one holds would move them back. The pins read
+// become this Lock's.
 func (l *Lock) Set(source, digest string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.pins[source] == digest {
-		return nil
-	}
-	prev, had := l.pins[source]
-	l.pins[source] = digest
 	if l.dryRun {
+		l.pins[source], l.dry[source] = digest, digest
 		return nil
 	}
+	pins, err := readPins(l.path)
+	if err != nil {
+		return fmt.Errorf("the pin of %s is not recorded: %w", source, err)
+	}
+	if pins[source] == digest {
+		l.pins = pins
+		return nil
+	}
+	pins[source] = digest
+	old := l.pins
+	l.pins = pins
 	if err := l.write(); err != nil {
-		if had {
-			l.pins[source] = prev
-		} else {
-			delete(l.pins, source)
-		}
+		l.pins = old
 		return fmt.Errorf("%s: %w", l.path, err)
 	}
+	l.read, _ = os.Stat(l.path)
 	return nil
 }
 
@@ -123,6 +167,7 @@ func (l *Lock) Set(source, digest string) error {
 func (l *Lock) Pins() map[string]string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.refresh()
 	out := make(map[string]string, len(l.pins))
 	for k, v := range l.pins {
 		out[k] = v

@@ -71,11 +71,6 @@ func (r *Resolver) getOCI(ctx context.Context, ref Ref, req Request) (*Result, e
 			res.Pin = "new"
 		}
 		res.Digest = d
-		if r.opts.Lock != nil {
-			if err := r.opts.Lock.Set(ref.Raw, d); err != nil {
-				r.logger.Warn("could not record the pin: the tag is resolved again next time", "source", ref.Raw, "err", err)
-			}
-		}
 	}
 	m, n, err := r.manifest(ctx, repo, ref, res.Digest, res.Pin == "lock")
 	res.Fetched += n
@@ -110,6 +105,19 @@ func (r *Resolver) getOCI(ctx context.Context, ref Ref, req Request) (*Result, e
 	return res, nil
 }
 
+// recordPin writes the digest a tag resolved to into the lock, once the
+// plugin it names was got and passed every check (Get calls it last): a
+// tag moved to something refused keeps its old pin, and a first fetch
+// that fails pins nothing.
+func (r *Resolver) recordPin(res *Result) {
+	if r.opts.Lock == nil || (res.Pin != "new" && res.Pin != "moved") {
+		return
+	}
+	if err := r.opts.Lock.Set(res.Ref.Raw, res.Digest); err != nil {
+		r.logger.Warn("could not record the pin: the tag is resolved again next time", "source", res.Ref.Raw, "err", err)
+	}
+}
+
 // resolveTag asks the registry which manifest the tag names, stores the
 // manifest, and returns its digest, computed from the bytes (a
 // Docker-Content-Digest header that disagrees is an error naming both).
@@ -119,7 +127,7 @@ func (r *Resolver) resolveTag(ctx context.Context, repo *remote.Repository, ref 
 		if errors.Is(err, errdef.ErrNotFound) {
 			return "", 0, fmt.Errorf("the tag %q is not in %s", ref.Tag, ref.repoKey())
 		}
-		return "", 0, fmt.Errorf("resolving the tag %q: %w", ref.Tag, err)
+		return "", 0, fmt.Errorf("resolving the tag %q: %w", ref.Tag, hideQuery(err))
 	}
 	defer rc.Close()
 	b, err := readCapped(rc, maxManifest)

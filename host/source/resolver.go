@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -27,6 +28,9 @@ const (
 	maxManifest = 4 << 20
 	// maxSignatureBlob bounds one signature payload or Sigstore bundle.
 	maxSignatureBlob = 1 << 20
+	// maxSignatureManifest bounds a referrer's manifest: one bundle layer
+	// and a few annotations, about a kilobyte.
+	maxSignatureManifest = 64 << 10
 	// maxSignatures bounds the signatures read for one plugin.
 	maxSignatures = 32
 )
@@ -139,6 +143,7 @@ func New(opts Options) (*Resolver, error) {
 	if r.client == nil {
 		r.client = defaultClient()
 	}
+	r.client = guarded(r.client, opts.PlainHTTP)
 	creds := opts.Credentials
 	if creds == nil {
 		creds = dockerCredentials(r.logger)
@@ -187,10 +192,13 @@ func (r *Resolver) Get(ctx context.Context, req Request) (*Result, error) {
 		if ctx.Err() == context.DeadlineExceeded && !IsOffline(err) {
 			err = fmt.Errorf("%w (gave up after %s)", err, r.opts.Timeout)
 		}
-		return nil, fmt.Errorf("%s: %w", req.Source, err)
+		return nil, printable(fmt.Errorf("%s: %w", req.Source, err))
 	}
 	if req.SHA256 != "" && res.WasmDigest != "sha256:"+req.SHA256 {
 		return nil, fmt.Errorf("%s: sha256 mismatch: the plugin is %s, the config pins sha256:%s", req.Source, res.WasmDigest, req.SHA256)
+	}
+	if ref.Kind == OCI {
+		r.recordPin(res)
 	}
 	return res, nil
 }
@@ -217,7 +225,7 @@ func (r *Resolver) blob(ctx context.Context, src, what, d string, size, max int6
 	}
 	rc, err := fetch(ctx)
 	if err != nil {
-		return nil, 0, fmt.Errorf("fetching the %s %s: %w", what, d, err)
+		return nil, 0, fmt.Errorf("fetching the %s %s: %w", what, d, hideQuery(err))
 	}
 	defer rc.Close()
 	var progress func(int64)
@@ -238,7 +246,7 @@ func (r *Resolver) blob(ctx context.Context, src, what, d string, size, max int6
 		case errors.As(err, &big):
 			return nil, n, fmt.Errorf("the %s %s is larger than %d bytes (declared %d): refused", what, d, limit, size)
 		}
-		return nil, n, fmt.Errorf("fetching the %s %s: %w", what, d, err)
+		return nil, n, fmt.Errorf("fetching the %s %s: %w", what, d, hideQuery(err))
 	}
 	if size > 0 && n != size {
 		return nil, n, fmt.Errorf("the %s %s is %d bytes, its descriptor says %d", what, d, n, size)
@@ -251,6 +259,52 @@ func (r *Resolver) blob(ctx context.Context, src, what, d string, size, max int6
 type reader interface {
 	Read([]byte) (int, error)
 	Close() error
+}
+
+// printableError is an error whose text has its control characters
+// escaped: a registry's or web server's words (error messages, a status
+// line) are part of it and reach terminals and logs as they are printed.
+type printableError struct {
+	msg string
+	err error
+}
+
+func (e *printableError) Error() string { return e.msg }
+func (e *printableError) Unwrap() error { return e.err }
+
+// printable returns err with its text's control characters escaped
+// (\x1b, \n…), unwrapping to err.
+func printable(err error) error {
+	msg := err.Error()
+	if strings.IndexFunc(msg, isControl) < 0 {
+		return err
+	}
+	var b strings.Builder
+	for _, c := range msg {
+		if isControl(c) {
+			fmt.Fprintf(&b, "\\x%02x", c)
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return &printableError{msg: b.String(), err: err}
+}
+
+// isControl reports whether c is a C0 or C1 control character or DEL.
+func isControl(c rune) bool { return c < ' ' || c == 0x7f || (c >= 0x80 && c < 0xa0) }
+
+// hideQuery drops the query of the URL in a request error: the URL may be
+// one a server redirected to, and a storage service's pre-signed URL
+// carries its signature in the query. Errors end up in logs.
+func hideQuery(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil && (u.RawQuery != "" || u.User != nil) {
+			u.RawQuery, u.User = "", nil
+			ue.URL = u.String() + "?…"
+		}
+	}
+	return err
 }
 
 func sha256Digest(b []byte) string {

@@ -45,6 +45,7 @@ func (r *Resolver) signatures(ctx context.Context, repo *remote.Repository, ref 
 		have = false
 	}
 	var fetched int64
+	fresh := false
 	refresh := func() error {
 		if r.opts.Offline {
 			return fmt.Errorf("%w: the signatures of %s were never fetched: run mcpwasm pull while online", errOffline, d)
@@ -54,10 +55,7 @@ func (r *Resolver) signatures(ctx context.Context, repo *remote.Repository, ref 
 		if err != nil {
 			return fmt.Errorf("looking for signatures of %s: %w", d, err)
 		}
-		rec, have = nrec, true
-		if err := r.opts.Store.WriteRecord(recordSignatures, key, rec); err != nil {
-			r.logger.Warn("plugin store: could not record the signatures found", "source", ref.Raw, "err", err)
-		}
+		rec, have, fresh = nrec, true, true
 		return nil
 	}
 	if !have || r.opts.Update {
@@ -80,6 +78,14 @@ func (r *Resolver) signatures(ctx context.Context, repo *remote.Repository, ref 
 	}
 	if err != nil {
 		return sig, fetched, err
+	}
+	// Recorded only once it passed: what a refused answer (a registry
+	// hiding the signatures on pull --update) found does not replace the
+	// signatures a later offline start checks.
+	if fresh {
+		if err := r.opts.Store.WriteRecord(recordSignatures, key, rec); err != nil {
+			r.logger.Warn("plugin store: could not record the signatures found", "source", ref.Raw, "err", err)
+		}
 	}
 	if sig.State == "unsigned" {
 		r.logger.Warn("unsigned plugin served (verify = if-signed)", "source", ref.Raw, "digest", d)
@@ -128,8 +134,8 @@ func (r *Resolver) evaluate(rec sigRecord, d string, manifest []byte, p Policy) 
 func (r *Resolver) fetchSignatures(ctx context.Context, repo *remote.Repository, ref Ref, d string, manifest []byte) (sigRecord, int64, error) {
 	rec := sigRecord{Checked: time.Now().UTC(), Items: []sigItem{}}
 	var total int64
-	add := func(it sigItem, l ocispec.Descriptor) error {
-		if len(rec.Items) >= maxSignatures {
+	add := func(it sigItem, l ocispec.Descriptor, limit int) error {
+		if len(rec.Items) >= limit {
 			return nil
 		}
 		_, n, err := r.blob(ctx, ref.Raw, "signature", l.Digest.String(), l.Size, maxSignatureBlob, func(ctx context.Context) (reader, error) {
@@ -144,37 +150,10 @@ func (r *Resolver) fetchSignatures(ctx context.Context, repo *remote.Repository,
 		return nil
 	}
 
-	// cosign's tag.
-	_, rc, err := repo.FetchReference(ctx, sigTag(d))
-	switch {
-	case errors.Is(err, errdef.ErrNotFound):
-	case err != nil:
-		return rec, total, fmt.Errorf("the tag %s: %w", sigTag(d), err)
-	default:
-		b, err := readCapped(rc, maxManifest)
-		rc.Close()
-		if err != nil {
-			return rec, total, fmt.Errorf("the tag %s: %w", sigTag(d), err)
-		}
-		total += int64(len(b))
-		m, err := parseManifest(b)
-		if err != nil {
-			return rec, total, fmt.Errorf("the tag %s: %w", sigTag(d), err)
-		}
-		from := sha256Digest(b)
-		for _, l := range m.Layers {
-			if l.MediaType != mediaSimpleSigning {
-				continue
-			}
-			it := sigItem{Kind: "cosign", Signature: l.Annotations[annotationSignature], From: from,
-				Keyless: l.Annotations[annotationCertificate] != ""}
-			if err := add(it, l); err != nil {
-				return rec, total, fmt.Errorf("the tag %s: %w", sigTag(d), err)
-			}
-		}
-	}
-
-	// Sigstore bundles attached as referrers.
+	// Sigstore bundles attached as referrers, listed first: signatures in
+	// cosign's tag may not take the places of those (at least half of
+	// maxSignatures is kept for them), so whoever can push to the tag
+	// cannot hide a good bundle behind 32 bad signatures.
 	m, err := parseManifest(manifest)
 	if err != nil {
 		return rec, total, err
@@ -197,10 +176,50 @@ func (r *Resolver) fetchSignatures(ctx context.Context, repo *remote.Repository,
 		return nil
 	})
 	if err != nil && !errors.Is(err, errdef.ErrNotFound) {
-		return rec, total, fmt.Errorf("the referrers of %s: %w", d, err)
+		return rec, total, fmt.Errorf("the referrers of %s: %w", d, hideQuery(err))
 	}
+	cosignCap := maxSignatures - min(len(referrers), maxSignatures/2)
+
+	// cosign's tag.
+	_, rc, err := repo.FetchReference(ctx, sigTag(d))
+	switch {
+	case errors.Is(err, errdef.ErrNotFound):
+	case err != nil:
+		return rec, total, fmt.Errorf("the tag %s: %w", sigTag(d), hideQuery(err))
+	default:
+		b, err := readCapped(rc, maxManifest)
+		rc.Close()
+		if err != nil {
+			return rec, total, fmt.Errorf("the tag %s: %w", sigTag(d), err)
+		}
+		total += int64(len(b))
+		m, err := parseManifest(b)
+		if err != nil {
+			return rec, total, fmt.Errorf("the tag %s: %w", sigTag(d), err)
+		}
+		from := sha256Digest(b)
+		for _, l := range m.Layers {
+			if l.MediaType != mediaSimpleSigning {
+				continue
+			}
+			it := sigItem{Kind: "cosign", Signature: l.Annotations[annotationSignature], From: from,
+				Keyless: l.Annotations[annotationCertificate] != ""}
+			if err := add(it, l, cosignCap); err != nil {
+				return rec, total, fmt.Errorf("the tag %s: %w", sigTag(d), err)
+			}
+		}
+	}
+
 	for _, x := range referrers {
-		b, n, err := r.blob(ctx, ref.Raw, "signature manifest", x.Digest.String(), x.Size, maxManifest, func(ctx context.Context) (reader, error) {
+		if len(rec.Items) >= maxSignatures {
+			break
+		}
+		if x.Size > maxSignatureManifest || x.Size <= 0 {
+			r.logger.Warn("signature referrer skipped: its size is not that of a bundle's manifest", "source", ref.Raw,
+				"referrer", x.Digest.String(), "bytes", x.Size, "limit", maxSignatureManifest)
+			continue
+		}
+		b, n, err := r.blob(ctx, ref.Raw, "signature manifest", x.Digest.String(), x.Size, maxSignatureManifest, func(ctx context.Context) (reader, error) {
 			return repo.Manifests().Fetch(ctx, x)
 		})
 		total += n
@@ -213,7 +232,7 @@ func (r *Resolver) fetchSignatures(ctx context.Context, repo *remote.Repository,
 		}
 		for _, l := range sm.Layers {
 			if strings.HasPrefix(l.MediaType, "application/vnd.dev.sigstore.bundle") {
-				if err := add(sigItem{Kind: "bundle", From: x.Digest.String()}, l); err != nil {
+				if err := add(sigItem{Kind: "bundle", From: x.Digest.String()}, l, maxSignatures); err != nil {
 					return rec, total, fmt.Errorf("referrer %s: %w", x.Digest, err)
 				}
 				break

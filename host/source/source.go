@@ -72,6 +72,9 @@ var tagRE = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`)
 func Parse(s string) (Ref, error) {
 	r := Ref{Raw: s}
 	l := strings.ToLower(s)
+	if safe, ok := withoutUserinfo(s); ok && IsRemote(s) {
+		return r, fmt.Errorf("%s: credentials in a plugin source are refused (they would be logged): registries take the login in the Docker credential file", safe)
+	}
 	switch {
 	case strings.HasPrefix(l, "oci://"):
 		r.Kind = OCI
@@ -126,6 +129,27 @@ func Parse(s string) (Ref, error) {
 	}
 	r.Kind = File
 	return r, nil
+}
+
+// withoutUserinfo returns s with the user information of its authority
+// ("scheme://USER:PASSWORD@host/…") replaced by "REDACTED", and whether
+// there was any. It works on the text, so it also catches what url.Parse
+// or an OCI reference parser would reject, and echo.
+func withoutUserinfo(s string) (string, bool) {
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return s, false
+	}
+	rest := s[i+3:]
+	end := strings.IndexAny(rest, "/?#")
+	if end < 0 {
+		end = len(rest)
+	}
+	at := strings.LastIndex(rest[:end], "@")
+	if at < 0 {
+		return s, false
+	}
+	return s[:i+3] + "REDACTED@" + rest[at+1:], true
 }
 
 func redact(u *url.URL) string {

@@ -25,7 +25,7 @@ func TestParse(t *testing.T) {
 		{in: "oci://ghcr.io/acme/textkit@sha256:ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef0123456789", err: "not an OCI reference"},
 		{in: "oci://ghcr.io/acme/Textkit:1", err: "not an OCI reference"},
 		{in: "http://example.com/a.wasm", err: "plain http is refused"},
-		{in: "https://user:pw@example.com/a.wasm", err: "credentials in a plugin URL"},
+		{in: "https://user:pw@example.com/a.wasm", err: "credentials in a plugin source"},
 		{in: "https:///a.wasm", err: "no host"},
 	} {
 		r, err := Parse(c.in)

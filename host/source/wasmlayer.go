@@ -149,16 +149,30 @@ func (r *Resolver) wasmFrom(ctx context.Context, repo *remote.Repository, ref Re
 		return nil, "", 0, fmt.Errorf("no Wasm layer (%s, %s) among its layers %q", MediaTypeWasm, MediaTypeWasmLayer, seen)
 	}
 	// An image: the last layer holding the module wins, as in the image's
-	// file system.
-	var found []byte
-	var total int64
+	// file system. max_size bounds the plugin, so its layers share it.
+	var declared int64
 	for _, l := range tars {
-		b, n, err := r.blob(ctx, ref.Raw, "plugin", l.Digest.String(), l.Size, r.opts.MaxSize, fetch(l))
+		declared += l.Size
+	}
+	if declared > r.opts.MaxSize {
+		return nil, "", 0, fmt.Errorf("its %d image layers declare %d bytes in all, over the %d-byte limit: refused", len(tars), declared, r.opts.MaxSize)
+	}
+	var found []byte
+	var total, read int64
+	unpackLeft := r.opts.MaxSize // what the layers may unpack to, together
+	for _, l := range tars {
+		left := r.opts.MaxSize - read
+		if left <= 0 || l.Size > left {
+			return nil, "", total, fmt.Errorf("its image layers are over the %d-byte limit: refused at layer %s", r.opts.MaxSize, l.Digest)
+		}
+		b, n, err := r.blob(ctx, ref.Raw, "plugin", l.Digest.String(), l.Size, left, fetch(l))
 		total += n
 		if err != nil {
 			return nil, "", total, err
 		}
-		w, err := wasmInTar(b, l.MediaType, r.opts.MaxSize)
+		read += int64(len(b))
+		w, used, err := wasmInTar(b, l.MediaType, unpackLeft)
+		unpackLeft -= used
 		if err != nil {
 			return nil, "", total, fmt.Errorf("image layer %s: %w", l.Digest, err)
 		}
@@ -177,8 +191,14 @@ func isWasm(b []byte) bool { return bytes.HasPrefix(b, []byte("\x00asm")) }
 
 // wasmInTar finds the module in an image layer: plugin.wasm at its root,
 // else the only *.wasm file. It reads at most max bytes of decompressed
-// archive, so a compression bomb stops there.
-func wasmInTar(layer []byte, mediaType string, max int64) ([]byte, error) {
+// archive, so a compression bomb stops there, and returns how many it read.
+func wasmInTar(layer []byte, mediaType string, max int64) ([]byte, int64, error) {
+	lr := &io.LimitedReader{N: max + 1}
+	w, err := wasmInTarFrom(layer, mediaType, max, lr)
+	return w, max + 1 - lr.N, err
+}
+
+func wasmInTarFrom(layer []byte, mediaType string, max int64, lr *io.LimitedReader) ([]byte, error) {
 	var rd io.Reader = bytes.NewReader(layer)
 	if strings.HasSuffix(mediaType, "gzip") || bytes.HasPrefix(layer, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(rd)
@@ -188,7 +208,7 @@ func wasmInTar(layer []byte, mediaType string, max int64) ([]byte, error) {
 		defer zr.Close()
 		rd = zr
 	}
-	lr := &io.LimitedReader{R: rd, N: max + 1}
+	lr.R = rd
 	tr := tar.NewReader(lr)
 	var root []byte
 	var others [][]byte
@@ -199,7 +219,7 @@ func wasmInTar(layer []byte, mediaType string, max int64) ([]byte, error) {
 		}
 		if err != nil {
 			if lr.N <= 0 {
-				return nil, fmt.Errorf("more than %d bytes once decompressed: refused", max)
+				return nil, fmt.Errorf("more than %d bytes (what is left of the plugin's limit) once decompressed: refused", max)
 			}
 			return nil, fmt.Errorf("not a tar archive: %v", err)
 		}
@@ -209,7 +229,7 @@ func wasmInTar(layer []byte, mediaType string, max int64) ([]byte, error) {
 		}
 		b, err := io.ReadAll(tr)
 		if err != nil || lr.N <= 0 {
-			return nil, fmt.Errorf("%s: more than %d bytes once decompressed, or truncated: refused", name, max)
+			return nil, fmt.Errorf("%s: more than %d bytes (what is left of the plugin's limit) once decompressed, or truncated: refused", name, max)
 		}
 		if !isWasm(b) {
 			continue
