@@ -72,6 +72,7 @@ type Server struct {
 	lists     listState
 	refresh   refresher
 	roots     sessionRoots
+	subs      subscriptions
 	epochs    epochs // requests that may use a plugin a reload retires (reload.go)
 	failed    failures
 	reloads   atomic.Int32 // hot reloads under way (Reloading)
