@@ -19,7 +19,7 @@ import (
 func accessOptions(ctx context.Context, addr string, cfg *config.Config, insecure bool, logger *slog.Logger) (server.AccessOptions, bearer.Policy, error) {
 	a, l := cfg.Server.Auth, cfg.Server.Limits
 	o := server.AccessOptions{InsecureNoAuth: insecure, RequiredScopes: a.RequiredScopes, Rate: l.Rate, Burst: l.Burst,
-		SessionConcurrency: l.SessionConcurrency, PrincipalConcurrency: l.PrincipalConcurrency}
+		SessionConcurrency: l.SessionConcurrency, PrincipalConcurrency: l.PrincipalConcurrency, PrincipalSessions: l.PrincipalSessions}
 	policy := bearer.Policy{Plugins: a.PluginScopes, Tools: a.ToolScopes}
 	o.TrustedProxies, _ = l.Proxies() // checked by config.Parse
 	var verifiers []auth.TokenVerifier

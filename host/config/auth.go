@@ -57,6 +57,9 @@ type Limits struct {
 	// (default 64).
 	SessionConcurrency   int `toml:"session_concurrency"`
 	PrincipalConcurrency int `toml:"principal_concurrency"`
+	// PrincipalSessions bounds the stateful sessions one principal holds
+	// at once (default 250), within [server] max_sessions.
+	PrincipalSessions int `toml:"principal_sessions"`
 	// TrustedProxies lists the addresses or CIDRs of the load balancers
 	// whose X-Forwarded-For header names the client.
 	TrustedProxies []string `toml:"trusted_proxies"`
@@ -105,8 +108,8 @@ func (s *Server) checkAccess() error {
 	switch {
 	case math.IsNaN(l.Rate) || (l.Rate < 0 && l.Rate != -1):
 		return fmt.Errorf("[server.limits] rate = %v: must be positive, or -1 for no bound", l.Rate)
-	case l.Burst < 0 || l.SessionConcurrency < 0 || l.PrincipalConcurrency < 0:
-		return errors.New("[server.limits] burst, session_concurrency and principal_concurrency must be positive")
+	case l.Burst < 0 || l.SessionConcurrency < 0 || l.PrincipalConcurrency < 0 || l.PrincipalSessions < 0:
+		return errors.New("[server.limits] burst, session_concurrency, principal_concurrency and principal_sessions must be positive")
 	}
 	_, err := l.Proxies()
 	return err

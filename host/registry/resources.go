@@ -143,12 +143,25 @@ func (r *Registry) ResourceOwner(uri string) (*plugin.Plugin, bool) {
 	if x, ok := r.resources[uri]; ok {
 		return x.Plugin, true
 	}
-	for _, t := range r.templates {
-		if t.match(uri) {
-			return t.Plugin, true
-		}
+	if t := r.matchTemplate(uri); t != nil {
+		return t.Plugin, true
 	}
 	return nil, false
+}
+
+// matchTemplate returns the template uri is read through: of those it
+// matches, the first by URI template (byte-wise). The load-time overlap
+// check is a heuristic, so a URI may match templates of several plugins;
+// every lookup (the scope check, the read, the metrics label) must then
+// pick the same one, which map order would not. r.mu is held.
+func (r *Registry) matchTemplate(uri string) *Template {
+	var best *Template
+	for name, t := range r.templates {
+		if (best == nil || name < best.Def.URITemplate) && t.match(uri) {
+			best = t
+		}
+	}
+	return best
 }
 
 // MatchedTemplate returns the URI template that uri is read through, or ""
@@ -160,10 +173,8 @@ func (r *Registry) MatchedTemplate(uri string) string {
 	if _, ok := r.resources[uri]; ok {
 		return ""
 	}
-	for name, t := range r.templates {
-		if t.match(uri) {
-			return name
-		}
+	if t := r.matchTemplate(uri); t != nil {
+		return t.Def.URITemplate
 	}
 	return ""
 }

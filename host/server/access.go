@@ -53,11 +53,31 @@ type AccessOptions struct {
 	// at once (default 16 and 64).
 	SessionConcurrency   int
 	PrincipalConcurrency int
+	// PrincipalSessions bounds the stateful sessions one principal holds
+	// at once (default 250), within HTTPOptions.MaxSessions; over it, a new
+	// session is refused with 429 until one of its own ends.
+	PrincipalSessions int
 	// TrustedProxies are the load balancers and proxies whose
 	// X-Forwarded-For is believed: behind them, the client IP (for the
 	// limits without authentication, and in the audit log) is the nearest
 	// untrusted address in that header. Empty: the connection's peer.
+	// Limits key an IPv6 client by its /64.
 	TrustedProxies []netip.Prefix
+
+	// state, when set, is the buckets and counters shared by every
+	// handler protected with these options (see shared).
+	state *limits
+}
+
+// shared returns a with one set of buckets and counters for every handler
+// it protects: ServeHTTPOn uses it so that /mcp and the routes beside it
+// (/metrics) charge a principal's rate, its concurrency and an IP's failed
+// authentications once for the endpoint, not once per route.
+func (a AccessOptions) shared() AccessOptions {
+	if a.state == nil {
+		a.state = newLimits()
+	}
+	return a
 }
 
 func (a *AccessOptions) defaults() {
@@ -72,6 +92,9 @@ func (a *AccessOptions) defaults() {
 	}
 	if a.PrincipalConcurrency <= 0 {
 		a.PrincipalConcurrency = 64
+	}
+	if a.PrincipalSessions <= 0 {
+		a.PrincipalSessions = 250
 	}
 }
 
@@ -126,11 +149,21 @@ type access struct {
 	o    AccessOptions
 	next http.Handler
 	auth http.Handler // RequireBearerToken around serve; nil without a Verifier
+	*limits
+}
 
+// limits are the token buckets and in-flight counts of principals, IPs
+// and sessions.
+type limits struct {
 	mu         sync.Mutex
 	principals map[string]*principal
 	sessions   map[string]int
-	lastWarn   time.Time // of a refusal logged at warn (see quiet)
+	open       map[string]int // stateful sessions held, by principal key
+	lastWarn   time.Time      // of a refusal logged at warn (see quiet)
+}
+
+func newLimits() *limits {
+	return &limits{principals: map[string]*principal{}, sessions: map[string]int{}, open: map[string]int{}}
 }
 
 type principal struct {
@@ -152,14 +185,19 @@ type authStateKey struct{}
 // protect wraps next in the access checks.
 func (s *Server) protect(next http.Handler, o AccessOptions) http.Handler {
 	o.defaults()
-	a := &access{srv: s, o: o, next: next, principals: map[string]*principal{}, sessions: map[string]int{}}
+	a := &access{srv: s, o: o, next: next, limits: o.state}
+	if a.limits == nil {
+		a.limits = newLimits()
+	}
 	if o.Verifier != nil {
 		verify := func(ctx context.Context, token string, r *http.Request) (*auth.TokenInfo, error) {
 			info, err := o.Verifier(ctx, token, r)
 			if st, ok := ctx.Value(authStateKey{}).(*authState); ok {
 				st.info = info
 				if err != nil {
-					st.reason = err.Error()
+					// The reason may quote the client (a JWT's kid): it
+					// goes into a header, the log and the audit log.
+					st.reason = clip([]byte(err.Error()))
 				}
 			}
 			return info, err
@@ -185,7 +223,7 @@ func (a *access) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// Failed authentications are charged to the client's IP: once its
 	// bucket is empty, it is refused before any token is verified.
-	failKey := "authfail:" + a.clientIP(r)
+	failKey := "authfail:" + limitKey(a.clientIP(r))
 	if retry, over := a.exhausted(failKey); over {
 		a.refuse(w, r, "", retry, "rate limit: too many failed authentications from "+a.clientIP(r))
 		return
@@ -255,7 +293,7 @@ func (c *challenge) Write(b []byte) (int, error) {
 
 // limit applies the rate and concurrency bounds, then serves.
 func (a *access) limit(w http.ResponseWriter, r *http.Request, info *auth.TokenInfo) {
-	key, who := "ip:"+a.clientIP(r), ""
+	key, who := "ip:"+limitKey(a.clientIP(r)), ""
 	if info != nil {
 		key, who = "principal:"+info.UserID, info.UserID
 	}
@@ -291,6 +329,7 @@ func (a *access) limit(w http.ResponseWriter, r *http.Request, info *auth.TokenI
 		}
 	}
 	a.mu.Unlock()
+	r = r.WithContext(context.WithValue(r.Context(), sessionClaimKey{}, &sessionClaim{l: a.limits, key: key, max: a.o.PrincipalSessions}))
 	if counted {
 		defer func() {
 			a.mu.Lock()
@@ -383,4 +422,46 @@ func (a *access) refuse(w http.ResponseWriter, r *http.Request, who, retry, reas
 	a.srv.deny(audit.DenyRateLimit, who, a.clientIP(r), reason, a.quiet())
 	w.Header().Set("Retry-After", retry)
 	rpcError(w, http.StatusTooManyRequests, nil, -32000, reason+"; retry after "+retry+"s")
+}
+
+// sessionClaim is a principal's share of the stateful sessions: the
+// transport takes one when a request would create a session, and gives it
+// back when that session ends (or was not created).
+type sessionClaim struct {
+	l   *limits
+	key string
+	max int
+}
+
+type sessionClaimKey struct{}
+
+func sessionClaimOf(ctx context.Context) *sessionClaim {
+	c, _ := ctx.Value(sessionClaimKey{}).(*sessionClaim)
+	return c
+}
+
+// take reserves a session for the principal, or says why not.
+func (c *sessionClaim) take() string {
+	if c == nil {
+		return ""
+	}
+	c.l.mu.Lock()
+	defer c.l.mu.Unlock()
+	if n := c.l.open[c.key]; n >= c.max {
+		return fmt.Sprintf("session limit: %s holds %d sessions, the most one client may; end one (or let it expire) first", c.key, n)
+	}
+	c.l.open[c.key]++
+	return ""
+}
+
+// give returns a session taken.
+func (c *sessionClaim) give() {
+	if c == nil {
+		return
+	}
+	c.l.mu.Lock()
+	if c.l.open[c.key]--; c.l.open[c.key] <= 0 {
+		delete(c.l.open, c.key)
+	}
+	c.l.mu.Unlock()
 }

@@ -25,6 +25,11 @@ import (
 //   - Whatever answers an authenticated request is "private": lists are
 //     filtered by the token's scopes, and a read is allowed by them, so a
 //     shared cache must not hand either to someone else.
+//   - So is a read that carries inputResponses or a requestState (a
+//     2026-07-28 round trip): it was computed from what this client
+//     answered (its roots chose the guest's mounts; its elicitation or
+//     sampling answers the guest's questions), which a shared cache must
+//     neither hand to another client nor let one client plant for others.
 
 // MaxCacheTTL bounds every ttlMs the server sends.
 const MaxCacheTTL = 24 * time.Hour
@@ -49,9 +54,16 @@ func (s *Server) setCacheable(_ context.Context, req mcp.Request, c *mcp.Cacheab
 			c.CacheScope = scopePrivate
 		}
 	}
-	if tokenInfo(req) != nil {
+	if tokenInfo(req) != nil || answered(req) {
 		c.CacheScope = scopePrivate
 	}
+}
+
+// answered reports whether a resources/read carries the client's answers
+// to a round trip.
+func answered(req mcp.Request) bool {
+	r, ok := req.(*mcp.ReadResourceRequest)
+	return ok && r.Params != nil && (len(r.Params.InputResponses) > 0 || r.Params.RequestState != "")
 }
 
 // clampTTL bounds a ttlMs to [0, MaxCacheTTL].

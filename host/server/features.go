@@ -91,7 +91,7 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 	cb.caps = req.ClientCapabilities()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	if err := s.startRoundTrip(cb, req.ProtocolVersion(), resourceTarget(req.Params.URI), nil,
+	if err := s.startRoundTrip(cb, req, req.ProtocolVersion(), resourceTarget(req.Params.URI), nil,
 		req.Params.InputResponses, req.Params.RequestState, stop); err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
 		ctx, stop := context.WithCancel(ctx)
 		defer stop()
 		args, _ := json.Marshal(req.Params.Arguments)
-		if err := s.startRoundTrip(cb, req.ProtocolVersion(), promptTarget(pr.Def.Name), args,
+		if err := s.startRoundTrip(cb, req, req.ProtocolVersion(), promptTarget(pr.Def.Name), args,
 			req.Params.InputResponses, req.Params.RequestState, stop); err != nil {
 			return nil, err
 		}
@@ -175,13 +175,20 @@ func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.C
 }
 
 func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
+	if len(req.Params.URI) > maxSubscribeURI {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("resources/subscribe: the URI is %d bytes long; at most %d", len(req.Params.URI), maxSubscribeURI)}
+	}
 	if _, ok := s.reg.ResourceOwner(req.Params.URI); !ok {
 		return mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	return nil
+	return s.subs.add(req.Session, req.Params.URI)
 }
 
-func (s *Server) unsubscribe(context.Context, *mcp.UnsubscribeRequest) error { return nil }
+func (s *Server) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
+	s.subs.remove(req.Session, req.Params.URI)
+	return nil
+}
 
 // refresher re-reads a plugin's lists after it says they changed. Requests
 // coalesce: one refresh runs per plugin at a time, after a short delay, and

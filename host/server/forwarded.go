@@ -52,3 +52,16 @@ func (a *access) trusted(ip netip.Addr) bool {
 	}
 	return false
 }
+
+// limitKey is the part of a client IP its limits are keyed by: an IPv4
+// address, or an IPv6 address's /64. An IPv6 host is given a /64 and may
+// pick any address in it (privacy addresses), so a bucket per address
+// would give one client as many buckets as it likes.
+func limitKey(ip string) string {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil || !addr.Unmap().Is6() {
+		return ip
+	}
+	p, _ := addr.Unmap().WithZone("").Prefix(64)
+	return p.String()
+}

@@ -77,6 +77,10 @@ type HTTPOptions struct {
 	// IdleTimeout closes a keep-alive connection idle this long (default 2
 	// minutes).
 	IdleTimeout time.Duration
+	// WriteStall is how long one write to a client may block (its socket
+	// full: it is not reading) before the connection is given up (default
+	// 30s); see stall.go.
+	WriteStall time.Duration
 	// MaxConns bounds the connections served at once (default 1024).
 	MaxConns int
 	// ShutdownTimeout is how long requests already received may run once
@@ -113,6 +117,7 @@ func (o *HTTPOptions) defaults() {
 	dur(&o.ReadHeaderTimeout, 10*time.Second)
 	dur(&o.BodyGrace, 10*time.Second)
 	dur(&o.IdleTimeout, 2*time.Minute)
+	dur(&o.WriteStall, 30*time.Second)
 	dur(&o.ShutdownTimeout, 30*time.Second)
 	if o.MaxSessions <= 0 {
 		o.MaxSessions = 1000
@@ -178,6 +183,8 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serveBody reads and checks a POST body, then hands the request to go-sdk.
 func (g *httpGuard) serveBody(w http.ResponseWriter, r *http.Request) {
+	w, done := stallGuard(w, g.o.WriteStall)
+	defer done()
 	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody {
 		g.next.ServeHTTP(w, r)
 		return
@@ -217,7 +224,14 @@ func (g *httpGuard) serveBody(w http.ResponseWriter, r *http.Request) {
 				fmt.Sprintf("the server is at its limit of %d sessions; retry later", g.o.MaxSessions))
 			return
 		}
-		defer func() { g.settle(w.Header().Get("Mcp-Session-Id")) }()
+		claim := sessionClaimOf(r.Context()) // the principal's share (access.go)
+		if msg := claim.take(); msg != "" {
+			g.release()
+			w.Header().Set("Retry-After", "5")
+			rpcError(w, http.StatusTooManyRequests, rawID(body), -32000, msg)
+			return
+		}
+		defer func() { g.settle(w.Header().Get("Mcp-Session-Id"), claim.give) }()
 	}
 	g.next.ServeHTTP(w, r)
 }
@@ -251,18 +265,19 @@ func (g *httpGuard) admit() bool {
 	return true
 }
 
-func (g *httpGuard) settle(sessionID string) {
+func (g *httpGuard) settle(sessionID string, also func()) {
 	if sessionID != "" {
 		for ss := range g.srv.mcp.Sessions() {
 			// go-sdk closes a session whose initialize failed (or that
 			// a request without a session ID made for itself).
 			if ss.ID() == sessionID && ss.InitializeParams() != nil {
-				go func() { ss.Wait(); g.release() }()
+				go func() { ss.Wait(); g.release(); also() }()
 				return
 			}
 		}
 	}
 	g.release()
+	also()
 }
 
 func (g *httpGuard) release() {
@@ -454,6 +469,7 @@ func ListenHTTP(addr string) (net.Listener, error) {
 // shuts down, letting requests in progress finish for up to 30 seconds.
 func (s *Server) ServeHTTPOn(ctx context.Context, ln net.Listener, o HTTPOptions) error {
 	o.defaults()
+	o.Access = o.Access.shared() // one set of limits for /mcp and the routes
 	if err := checkExposure(ln.Addr().String(), o.Access); err != nil {
 		return err
 	}

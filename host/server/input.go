@@ -28,22 +28,37 @@ func resourceTarget(uri string) string { return fmt.Sprintf("resource %q", uri) 
 // startRoundTrip gives cb a round trip for a 2026-07-28 request (and leaves
 // older ones alone): stop, the request's cancel function, ends the guest
 // when it needs input. A requestState that does not open, or belongs to
-// another request, is an invalid-params error.
-func (s *Server) startRoundTrip(cb *callbacks, version, target string, args json.RawMessage,
+// another request or another principal (req's token), is an
+// invalid-params error.
+func (s *Server) startRoundTrip(cb *callbacks, req mcp.Request, version, target string, args json.RawMessage,
 	responses mcp.InputResponseMap, state string, stop context.CancelFunc) error {
 	if version < modernProtocol {
 		return nil
 	}
-	rt, err := newRoundTrip(target, args, responses, state, s.stateKey, stop)
+	var who string
+	if info := tokenInfo(req); info != nil {
+		who = info.UserID
+	}
+	rt, err := newRoundTrip(target, who, args, responses, state, s.stateKey, stop)
 	if err != nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 	}
 	if len(rt.ignored) > 0 {
-		s.logger.Debug("ignoring inputResponses this server did not ask for", "target", target, "keys", rt.ignored)
+		// The keys are the client's: log how many, and a few, clipped.
+		some := make([]string, 0, maxLoggedKeys)
+		for _, k := range rt.ignored[:min(len(rt.ignored), maxLoggedKeys)] {
+			some = append(some, clip([]byte(k)))
+		}
+		s.logger.Debug("ignoring inputResponses this server did not ask for", "target", target,
+			"count", len(rt.ignored), "keys", some)
 	}
 	cb.roundTrip = rt
 	return nil
 }
+
+// maxLoggedKeys is how many of a request's unsolicited inputResponses keys
+// are logged.
+const maxLoggedKeys = 8
 
 // requestInfo is what the guest serving req is told about it.
 func requestInfo(extra *mcp.RequestExtra, meta mcp.Meta, caps *mcp.ClientCapabilities) registry.RequestInfo {

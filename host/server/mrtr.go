@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -43,6 +44,7 @@ type roundTrip struct {
 	key     []byte // signs requestState
 	what    string // what was called: tool "x", prompt "x", resource "uri"
 	args    string // argsHash of the request's arguments
+	who     string // the principal (token name or subject); "" unauthenticated
 	// ignored lists the inputResponses keys the last round did not issue:
 	// answers nobody asked for are never handed to a guest.
 	ignored []string
@@ -56,11 +58,12 @@ const stateLifetime = 15 * time.Minute
 
 // roundState is what requestState carries, signed: the answers gathered so
 // far, and what binds them to one request — what was called, its
-// arguments, the requests issued in the last round (id to method), a nonce
-// and an expiry.
+// arguments, who asked (the authenticated principal), the requests issued
+// in the last round (id to method), a nonce and an expiry.
 type roundState struct {
 	What    string                     `json:"what"`
 	Args    string                     `json:"args"`
+	Who     string                     `json:"who,omitempty"`
 	Issued  map[string]string          `json:"issued"`
 	Answers map[string]json.RawMessage `json:"answers"`
 	Nonce   string                     `json:"nonce"`
@@ -77,16 +80,17 @@ const (
 )
 
 // newRoundTrip starts a 2026-07-28 request for what (tool "x", prompt "x",
-// resource "uri"). It takes the client's inputResponses only to the
-// requests its requestState says were issued, for this target with these
-// arguments, before the state expired; an answer to anything else is
+// resource "uri") by who (the principal; "" without authentication). It
+// takes the client's inputResponses only to the requests its requestState
+// says were issued, for this target with these arguments, to this
+// principal, before the state expired; an answer to anything else is
 // ignored (the guest asks again), as is every answer without a
 // requestState. A state that does not open, or belongs to another request,
 // is an error.
-func newRoundTrip(what string, args json.RawMessage, responses mcp.InputResponseMap, state string,
+func newRoundTrip(what, who string, args json.RawMessage, responses mcp.InputResponseMap, state string,
 	key []byte, stop context.CancelFunc) (*roundTrip, error) {
 	rt := &roundTrip{answers: map[string]json.RawMessage{}, counts: map[string]int{}, stop: stop, key: key,
-		what: what, args: argsHash(args)}
+		what: what, args: argsHash(args), who: who}
 	issued := map[string]string{}
 	if state != "" {
 		b, err := openState(key, state)
@@ -99,6 +103,8 @@ func newRoundTrip(what string, args json.RawMessage, responses mcp.InputResponse
 			return nil, fmt.Errorf("invalid requestState: it was issued for %s, not %s", st.What, what)
 		case st.Args != rt.args:
 			return nil, errors.New("invalid requestState: it was issued for other arguments; retry with the arguments of the first call")
+		case st.Who != who:
+			return nil, errors.New("invalid requestState: it was issued to another principal; call again without it")
 		case time.Now().Unix() > st.Expires:
 			return nil, errors.New("invalid requestState: it expired; call again without it")
 		}
@@ -181,12 +187,12 @@ func (rt *roundTrip) answer(function string, payload json.RawMessage) (json.RawM
 	defer rt.mu.Unlock()
 	id := fmt.Sprintf("%s-%d", function, rt.counts[function])
 	rt.counts[function]++
-	if a, ok := rt.answers[id]; ok {
-		return a, nil
-	}
 	req, err := inputRequest(function, payload)
 	if err != nil {
 		return nil, err
+	}
+	if a, ok := rt.answers[id]; ok {
+		return checkAnswer(req, a)
 	}
 	rt.record(mcp.InputRequestMap{id: req})
 	return nil, errInputRequired
@@ -202,7 +208,11 @@ func (rt *roundTrip) answerAll(reqs mcp.InputRequestMap) (map[string]json.RawMes
 	missing := mcp.InputRequestMap{}
 	for id, req := range reqs {
 		if a, ok := rt.answers[id]; ok {
-			out[id] = a
+			checked, err := checkAnswer(req, a)
+			if err != nil {
+				return nil, fmt.Errorf("%q: %w", id, err)
+			}
+			out[id] = checked
 		} else {
 			missing[id] = req
 		}
@@ -212,6 +222,48 @@ func (rt *roundTrip) answerAll(reqs mcp.InputRequestMap) (map[string]json.RawMes
 	}
 	rt.record(missing)
 	return nil, errInputRequired
+}
+
+// checkAnswer holds the client's answer to req to what go-sdk checks of an
+// answer in the protocols before 2026-07-28: an accepted elicitation's
+// content must match the requestedSchema (an absent content is an empty
+// object, so required fields are required), whose defaults are then
+// filled in. The answer travelled through the client, which may say
+// anything.
+func checkAnswer(req mcp.InputRequest, answer json.RawMessage) (json.RawMessage, error) {
+	ep, ok := req.(*mcp.ElicitParams)
+	if !ok || ep.RequestedSchema == nil {
+		return answer, nil
+	}
+	var res mcp.ElicitResult
+	if err := json.Unmarshal(answer, &res); err != nil {
+		return nil, fmt.Errorf("not an elicitation result: %v", err)
+	}
+	if res.Action != "accept" {
+		return answer, nil
+	}
+	if res.Content == nil {
+		res.Content = map[string]any{} // accepted with nothing: the required fields are missing
+	}
+	raw, err := json.Marshal(ep.RequestedSchema)
+	if err != nil {
+		return nil, err
+	}
+	var schema jsonschema.Schema
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		return nil, fmt.Errorf("the elicitation's requestedSchema: %v", err)
+	}
+	resolved, err := schema.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("the elicitation's requestedSchema: %v", err)
+	}
+	if err := resolved.Validate(res.Content); err != nil {
+		return nil, fmt.Errorf("elicitation result content does not match requested schema: %v", err)
+	}
+	if err := resolved.ApplyDefaults(&res.Content); err != nil {
+		return nil, fmt.Errorf("elicitation result: applying the schema's defaults: %v", err)
+	}
+	return json.Marshal(&res)
 }
 
 // record makes reqs this round's requests, unless the guest already asked
@@ -242,7 +294,7 @@ func (rt *roundTrip) state() (mcp.InputRequestMap, string, error) {
 	}
 	nonce := make([]byte, 12)
 	rand.Read(nonce)
-	state, err := json.Marshal(roundState{What: rt.what, Args: rt.args, Issued: issued,
+	state, err := json.Marshal(roundState{What: rt.what, Args: rt.args, Who: rt.who, Issued: issued,
 		Answers: rt.answers, Nonce: base64.RawURLEncoding.EncodeToString(nonce),
 		Expires: time.Now().Add(stateLifetime).Unix()})
 	if err != nil || len(state) > maxRequestState {

@@ -31,6 +31,10 @@ const (
 	OutcomeError = "error"
 )
 
+// maxAuditName bounds the tool name, prompt name or URI an audit event
+// records.
+const maxAuditName = 1024
+
 // observedMethods are the requests recorded in the audit log.
 var observedMethods = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true}
 
@@ -107,6 +111,11 @@ func (s *Server) describe(method string, req mcp.Request) audit.Event {
 	}
 	if p != nil {
 		ev.Plugin, ev.SHA256 = p.Name(), p.SHA256()
+	}
+	if len(ev.Tool) > maxAuditName {
+		// The client's words (a tool nobody serves, a URI): a line
+		// per request must not carry megabytes of them.
+		ev.Tool = ev.Tool[:maxAuditName] + "…"
 	}
 	if params := req.GetParams(); params != nil {
 		ev.TraceParent = traceparent.FromMeta(params.GetMeta())

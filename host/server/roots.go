@@ -25,6 +25,9 @@ import (
 type sessionRoots struct {
 	mu    sync.Mutex
 	roots map[*mcp.ServerSession][]string
+	// watched are the sessions with a goroutine that forgets their roots
+	// when they end: one per session, however often the roots change.
+	watched map[*mcp.ServerSession]bool
 }
 
 func (s *Server) rootsChanged(_ context.Context, req *mcp.RootsListChangedRequest) {
@@ -101,13 +104,18 @@ func (s *Server) sessionRootsFor(ctx context.Context, ss *mcp.ServerSession) (ro
 	s.roots.mu.Lock()
 	if s.roots.roots == nil {
 		s.roots.roots = map[*mcp.ServerSession][]string{}
+		s.roots.watched = map[*mcp.ServerSession]bool{}
 	}
-	if _, had := s.roots.roots[ss]; !had {
-		// Forget the session's roots when it ends.
+	if !s.roots.watched[ss] {
+		// Forget the session's roots when it ends. (Not keyed on the
+		// cache entry: roots/list_changed deletes that, and a client
+		// alternating it with calls would start a goroutine per call.)
+		s.roots.watched[ss] = true
 		go func(ss *mcp.ServerSession) {
 			ss.Wait()
 			s.roots.mu.Lock()
 			delete(s.roots.roots, ss)
+			delete(s.roots.watched, ss)
 			s.roots.mu.Unlock()
 		}(ss)
 	}
@@ -119,27 +127,41 @@ func (s *Server) sessionRootsFor(ctx context.Context, ss *mcp.ServerSession) (ro
 // rootsInputID keys the roots request in a 2026-07-28 round trip.
 const rootsInputID = "mcpwasm-roots"
 
+// maxRoots bounds the client roots resolved on the host's filesystem; the
+// rest are skipped (which only narrows the mounts).
+const maxRoots = 256
+
 // canonicalRoots turns file:// root URIs into canonical host paths. Roots
-// that are not local folders are skipped with a warning. A client that lists
-// no roots at all does not narrow (nil): many clients declare the roots
-// capability without ever setting one.
+// that are not local folders, and those past maxRoots, are skipped with one
+// warning naming how many and a few of them (the list is the client's, as
+// long as it likes). A client that lists no roots at all does not narrow
+// (nil): many clients declare the roots capability without ever setting one.
 func (s *Server) canonicalRoots(lr *mcp.ListRootsResult) []string {
 	if len(lr.Roots) == 0 {
 		return nil
 	}
 	out := []string{}
-	for _, r := range lr.Roots {
-		u, err := url.Parse(r.URI)
-		if err != nil || u.Scheme != "file" || (u.Host != "" && u.Host != "localhost") {
-			s.logger.Warn("ignoring a client root that is not a local file:// URI", "root", r.URI)
-			continue
+	var examples []string
+	for _, r := range lr.Roots[:min(len(lr.Roots), maxRoots)] {
+		reason := "not a local file:// URI"
+		if u, err := url.Parse(r.URI); err == nil && u.Scheme == "file" && (u.Host == "" || u.Host == "localhost") {
+			p, err := plugin.Canonical(u.Path)
+			if err == nil {
+				out = append(out, p)
+				continue
+			}
+			reason = err.Error()
 		}
-		p, err := plugin.Canonical(u.Path)
-		if err != nil {
-			s.logger.Warn("ignoring a client root that does not resolve", "root", r.URI, "err", err)
-			continue
+		if len(examples) < 4 {
+			examples = append(examples, clip([]byte(r.URI))+": "+reason)
 		}
-		out = append(out, p)
+	}
+	if n := len(lr.Roots) - len(out); n > 0 {
+		args := []any{"skipped", n, "of", len(lr.Roots), "examples", examples}
+		if len(lr.Roots) > maxRoots {
+			args = append(args, "past_limit", len(lr.Roots)-maxRoots, "limit", maxRoots)
+		}
+		s.logger.Warn("ignoring client roots that are not local folders", args...)
 	}
 	return out
 }
@@ -156,6 +178,7 @@ func (s *Server) mounts(grants []plugin.Grant, roots []string) []abi.Mount {
 	}
 	seen := map[string]bool{}
 	out := []abi.Mount{}
+	var outside []string
 	for _, r := range roots {
 		inside := false
 		for _, g := range grants {
@@ -175,8 +198,12 @@ func (s *Server) mounts(grants []plugin.Grant, roots []string) []abi.Mount {
 			}
 		}
 		if !inside {
-			s.logger.Warn("ignoring a client root outside every folder the operator granted", "root", r)
+			outside = append(outside, r)
 		}
+	}
+	if len(outside) > 0 {
+		s.logger.Warn("ignoring client roots outside every folder the operator granted",
+			"outside", len(outside), "examples", outside[:min(len(outside), 4)])
 	}
 	return normalize(out)
 }

@@ -41,9 +41,9 @@ func (s *Server) RequireScopes(p bearer.Policy) {
 			if info == nil {
 				return next(ctx, method, req)
 			}
-			if plugin, tool, what, ok := s.target(req); ok {
-				if miss := p.Missing(info, plugin, tool); miss != "" {
-					reason := fmt.Sprintf("%s needs scope %q, which the token of %q lacks", what, miss, info.UserID)
+			for _, t := range s.targets(req) {
+				if miss := p.Missing(info, t.plugin, t.tool); miss != "" {
+					reason := fmt.Sprintf("%s needs scope %q, which the token of %q lacks", t.what, miss, info.UserID)
 					s.deny(audit.DenyAuth, info.UserID, "", reason, false, slog.String("method", method))
 					return nil, &jsonrpc.Error{Code: CodeForbidden, Message: reason}
 				}
@@ -55,6 +55,30 @@ func (s *Server) RequireScopes(p bearer.Policy) {
 			return s.filterList(p, info, res), nil
 		}
 	})
+}
+
+// gated is one thing a request reaches that a scope policy gates.
+type gated struct{ plugin, tool, what string }
+
+// targets lists what a request reaches: its target, or for
+// subscriptions/listen (2026-07-28's resources/subscribe) each resource it
+// subscribes to.
+func (s *Server) targets(req mcp.Request) []gated {
+	if r, ok := req.(*mcp.SubscriptionsListenRequest); ok {
+		var out []gated
+		if r.Params != nil && r.Params.Notifications != nil {
+			for _, uri := range r.Params.Notifications.ResourceSubscriptions {
+				if pl, found := s.reg.ResourceOwner(uri); found {
+					out = append(out, gated{pl.Name(), "", fmt.Sprintf("resource %q", uri)})
+				}
+			}
+		}
+		return out
+	}
+	if plugin, tool, what, ok := s.target(req); ok {
+		return []gated{{plugin, tool, what}}
+	}
+	return nil
 }
 
 // target names the plugin (and tool) a request would run, and describes
@@ -93,8 +117,13 @@ func (s *Server) target(req mcp.Request) (plugin, tool, what string, ok bool) {
 					return pr.Plugin.Name(), "", fmt.Sprintf("prompt %q", r.Params.Ref.Name), true
 				}
 			case "ref/resource":
+				// As registry.Complete resolves it: a template named
+				// exactly, else the owner of a URI.
 				if pl, found := s.reg.TemplateOwner(r.Params.Ref.URI); found {
 					return pl.Name(), "", fmt.Sprintf("resource template %q", r.Params.Ref.URI), true
+				}
+				if pl, found := s.reg.ResourceOwner(r.Params.Ref.URI); found {
+					return pl.Name(), "", fmt.Sprintf("resource %q", r.Params.Ref.URI), true
 				}
 			}
 		}

@@ -72,6 +72,7 @@ type Server struct {
 	lists     listState
 	refresh   refresher
 	roots     sessionRoots
+	subs      subscriptions
 	epochs    epochs // requests that may use a plugin a reload retires (reload.go)
 	failed    failures
 	reloads   atomic.Int32 // hot reloads under way (Reloading)
@@ -165,7 +166,7 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 		cb.caps = req.ClientCapabilities()
 		ctx, stop := context.WithCancel(ctx)
 		defer stop()
-		if err := s.startRoundTrip(cb, req.ProtocolVersion(), toolTarget(t.Def.Name), req.Params.Arguments,
+		if err := s.startRoundTrip(cb, req, req.ProtocolVersion(), toolTarget(t.Def.Name), req.Params.Arguments,
 			req.Params.InputResponses, req.Params.RequestState, stop); err != nil {
 			return nil, err
 		}

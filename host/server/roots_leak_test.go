@@ -1,0 +1,49 @@
+package server_test
+
+import (
+	"context"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Each roots/list_changed makes the next call fetch the session's roots
+// again; the watcher that forgets them when the session ends must be one
+// per session, not one per fetch, or a client alternating list_changed
+// and calls grows the server's goroutines without bound.
+func TestRootsRefetchDoesNotLeak(t *testing.T) {
+	grant, _ := fsTree(t)
+	srv, _ := newServer(t, false, loadSpec{name: "conformance",
+		cfg: plugin.Config{Grants: []plugin.Grant{{Path: grant, ReadOnly: true}}}})
+	c := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil)
+	c.AddRoots(&mcp.Root{URI: "file://" + grant})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := c.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	call(t, cs, "test_simple_text", map[string]any{})
+	before := runtime.NumGoroutine()
+	const rounds = 150
+	for i := range rounds {
+		// Another URI for the same folder: the client notifies
+		// roots/list_changed (after go-sdk's 10ms coalescing delay).
+		c.AddRoots(&mcp.Root{URI: "file://" + grant + strings.Repeat("/", i+2)})
+		time.Sleep(25 * time.Millisecond)
+		if res := call(t, cs, "test_simple_text", map[string]any{}); res.IsError {
+			t.Fatalf("call %d: %s", i, text(res))
+		}
+	}
+	if grown := runtime.NumGoroutine() - before; grown > rounds/3 {
+		t.Fatalf("%d goroutines more after %d roots changes and calls on one session", grown, rounds)
+	}
+}
