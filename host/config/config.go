@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -263,5 +264,8 @@ func (c *Config) check(data []byte) error {
 	if err := c.Sources.check(); err != nil {
 		return err
 	}
-	return checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput, c.Defaults.Concurrency)
+	if err := checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput, c.Defaults.Concurrency); err != nil {
+		return err
+	}
+	return checkValues(data, reflect.ValueOf(*c), nil, "", false)
 }
