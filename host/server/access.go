@@ -320,7 +320,7 @@ func (a *access) limit(w http.ResponseWriter, r *http.Request, info *auth.TokenI
 		case sid != "" && a.sessions[sid] >= a.o.SessionConcurrency:
 			n := a.sessions[sid]
 			a.mu.Unlock()
-			a.refuse(w, r, who, "1", fmt.Sprintf("concurrency limit: %d requests of session %s in progress", n, sid))
+			a.refuse(w, r, who, "1", fmt.Sprintf("concurrency limit: %d requests of session %s in progress", n, clip([]byte(sid))))
 			return
 		}
 		p.inflight++

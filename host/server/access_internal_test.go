@@ -91,3 +91,31 @@ type bearerStub struct{}
 func (bearerStub) verify(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
 	return nil, auth.ErrInvalidToken
 }
+
+// A session id is the client's: a refusal quotes it clipped, not whole.
+func TestAccessRefusalClipsSessionID(t *testing.T) {
+	srv := New(registry.New(), Options{})
+	entered, release := make(chan struct{}), make(chan struct{})
+	h := srv.protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		entered <- struct{}{}
+		<-release
+	}), AccessOptions{Rate: -1, SessionConcurrency: 1, PrincipalConcurrency: 8})
+	sid := strings.Repeat("s", 100_000)
+	send := func() *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader("{}"))
+		r.RemoteAddr = "192.0.2.1:5000"
+		r.Header.Set("Mcp-Session-Id", sid)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		return rec
+	}
+	done := make(chan struct{})
+	go func() { send(); close(done) }()
+	<-entered
+	rec := send()
+	close(release)
+	<-done
+	if rec.Code != http.StatusTooManyRequests || rec.Body.Len() > 1024 || !strings.Contains(rec.Body.String(), "…") {
+		t.Fatalf("refusal: %d, %d bytes", rec.Code, rec.Body.Len())
+	}
+}

@@ -120,7 +120,8 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
 	if err != nil {
-		s.logger.InfoContext(ctx, "resource read failed", "uri", req.Params.URI, "err", err)
+		// The URI is the client's (and the error may quote it): clipped.
+		s.logger.InfoContext(ctx, "resource read failed", "uri", clip([]byte(req.Params.URI)), "err", clip([]byte(err.Error())))
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	return guestResource(res), nil
