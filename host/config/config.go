@@ -194,12 +194,26 @@ func Parse(data []byte) (*Config, error) {
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		var msgs []string
-		for _, k := range und {
-			msgs = append(msgs, fmt.Sprintf("line %d: unknown key %q", keyLine(data, k), k.String()))
+		// The first few, each with its line (a scan of the file each):
+		// a file of thousands of unknown keys is refused at once.
+		const show = 10
+		for _, k := range und[:min(len(und), show)] {
+			msgs = append(msgs, fmt.Sprintf("line %d: unknown key %q", keyLine(data, k), clipKey(k.String())))
+		}
+		if len(und) > show {
+			msgs = append(msgs, fmt.Sprintf("and %d more unknown keys", len(und)-show))
 		}
 		return nil, errors.New(strings.Join(msgs, "; "))
 	}
 	return &c, c.check(data)
+}
+
+// clipKey shortens a key for a message: a key can be as long as the file.
+func clipKey(k string) string {
+	if len(k) > 200 {
+		return k[:200] + "…"
+	}
+	return k
 }
 
 // keyLine finds the line where a key's last part is assigned or opened, for
