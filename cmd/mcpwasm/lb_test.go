@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -87,8 +88,13 @@ func (lb *roundRobin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		req, _ := http.NewRequestWithContext(r.Context(), r.Method, lb.backends[i], bytes.NewReader(body))
 		req.Header = r.Header.Clone()
 		resp, err := lb.client.Do(req)
+		// A refused dial, or a connection reset before any answer: a
+		// replica that closed its listener resets the connections the
+		// kernel had accepted for it but it never took, which it never
+		// read. A balancer retries both elsewhere (Envoy's
+		// connect-failure and reset).
 		var op *net.OpError
-		if errors.As(err, &op) && op.Op == "dial" {
+		if errors.As(err, &op) && op.Op == "dial" || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) {
 			lb.mu.Lock()
 			lb.down[i] = true
 			lb.mu.Unlock()

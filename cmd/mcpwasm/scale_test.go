@@ -76,7 +76,9 @@ func echoCall(ctx context.Context, cs *mcp.ClientSession, text string) error {
 // sampling round trip whose two halves land on different replicas succeeds
 // (and fails without the shared key, so the test can tell); a replica killed
 // mid-run loses only the calls it was answering, which the client retries;
-// one stopped with SIGTERM loses none.
+// one stopped with SIGTERM loses none. The balancer retries refused and
+// reset connections elsewhere (lb_test.go), as real balancers can: closing
+// a listener resets the connections the kernel queued for it, unread.
 func TestScaleOut(t *testing.T) {
 	kf := writeStateKey(t, strings.Repeat("0123456789abcdef", 4))
 	urls, cmds := startReplicas(t, 3, "--state-key-file", kf)
