@@ -222,6 +222,17 @@ func (r *Registry) ReadResource(ctx context.Context, uri string, mounts []abi.Mo
 	if len(res.Contents) == 0 {
 		return nil, fmt.Errorf("plugin %q returned no contents for %q", p.Name(), uri)
 	}
+	// A guest answers for its own resources only: contents labelled with a
+	// URI another plugin serves (a client would file them under it) or
+	// with none are refused. Other URIs (the entries of a listing) pass.
+	for _, c := range res.Contents {
+		if c == nil || c.URI == "" {
+			return nil, fmt.Errorf("plugin %q returned contents without a uri for %q", p.Name(), uri)
+		}
+		if owner, ok := r.ResourceOwner(c.URI); ok && owner != p {
+			return nil, fmt.Errorf("plugin %q answered %q with contents labelled %q, a resource plugin %q serves: refused", p.Name(), uri, c.URI, owner.Name())
+		}
+	}
 	return &res, nil
 }
 
