@@ -227,10 +227,18 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 		Memory: &extism.ManifestMemory{MaxPages: uint32(cfg.MemoryLimit / pageSize), MaxVarBytes: 1 << 20},
 		Config: cfg.GuestConfig,
 	}
+	// One compilation at a time: wazero v1.12.0, reading a module from the
+	// file cache, publishes it to its in-memory cache before filling in its
+	// entry preambles, so a concurrent load of the same bytes (Extism's
+	// kernel, in every plugin; or one file in two [[plugin]] tables) could
+	// call into it half-built (a data race -race caught in
+	// TestConcurrentLoadsWithFileCache).
+	rt.compileMu.Lock()
 	compiled, err := extism.NewCompiledPlugin(rt.compileContext(ctx), manifest, extism.PluginConfig{
 		RuntimeConfig: rt.runtimeConfig(cfg.MemoryLimit, cfg.Interrupts),
 		EnableWasi:    needsWASI,
 	}, append(append(hostFunctions(), interruptFunctions()...), netFunctions()...))
+	rt.compileMu.Unlock()
 	if err != nil {
 		roots.Close()
 		return nil, fmt.Errorf("compile: %w", err)

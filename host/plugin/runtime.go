@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"github.com/mcpwasm/mcpwasm/host/internal/cpusched"
 	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
@@ -58,13 +59,15 @@ type RuntimeOptions struct {
 
 // Runtime is the process-wide state shared by all plugins.
 type Runtime struct {
-	cache  wazero.CompilationCache
-	mem    *memalloc.Allocator
-	budget uint64 // MemoryBudget
-	logger *slog.Logger
-	slots  chan struct{} // process-wide call slots
-	cpu    *cpusched.Scheduler
-	calls  callCounts // for Stats
+	cache wazero.CompilationCache
+	// compileMu serializes compilation (see load).
+	compileMu sync.Mutex
+	mem       *memalloc.Allocator
+	budget    uint64 // MemoryBudget
+	logger    *slog.Logger
+	slots     chan struct{} // process-wide call slots
+	cpu       *cpusched.Scheduler
+	calls     callCounts // for Stats
 }
 
 // DefaultCacheDir is where compiled plugins are cached: the user cache
