@@ -51,7 +51,7 @@ func cmdPull(args []string, stderr io.Writer) int {
 	}
 	var items []item
 	for i := range cfg.Plugins {
-		if config.IsRemote(cfg.Plugins[i].Path) {
+		if source.IsRemote(cfg.Plugins[i].Path) {
 			items = append(items, item{cfg.Plugins[i].Path, &cfg.Plugins[i]})
 		}
 	}

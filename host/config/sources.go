@@ -44,9 +44,9 @@ func (s Signer) IsSet() bool {
 	return s.Identity != "" || s.IdentityRegexp != "" || s.Issuer != "" || s.TrustedRoot != ""
 }
 
-// IsRemote reports whether a plugin path names a registry or URL
+// isRemote reports whether a plugin path names a registry or URL
 // (oci://, https://, http://) rather than a file.
-func IsRemote(path string) bool {
+func isRemote(path string) bool {
 	l := strings.ToLower(path)
 	return strings.HasPrefix(l, "oci://") || strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://")
 }
@@ -69,7 +69,7 @@ func hasUserinfo(path string) bool {
 // checkSource checks the source keys of one [[plugin]] table.
 func checkSource(where string, p Plugin) error {
 	l := strings.ToLower(p.Path)
-	if IsRemote(p.Path) && hasUserinfo(p.Path) {
+	if isRemote(p.Path) && hasUserinfo(p.Path) {
 		return fmt.Errorf("%s: path: credentials in a plugin source are refused (they would be logged); registries take the login in the Docker credential file", where)
 	}
 	switch {
