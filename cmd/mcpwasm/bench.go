@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/mcpwasm/mcpwasm/internal/bench"
@@ -27,6 +28,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.ColdPlugins, "cold-plugins", "", "folder of ~10 plugins incl. a ~3 MB standard-Go one, for cold start and idle RSS (skipped if not given)")
 	fs.StringVar(&o.Fixtures, "fixtures", "", "folder with echo, spin, nap and recurse .wasm (default testdata/wasm)")
 	fs.BoolVar(&o.NoNode, "no-node", false, "do not install or measure the Node reference server")
+	only := fs.String("only", "", "run only these sections, comma-separated numbers (1 stdio, 2 HTTP, 3 cold start and idle RSS, 4 in-flight memory, 5 noisy neighbour, 7 compute)")
 	soak := fs.Int("soak", 0, "instead of the figures, a soak of N tools/call requests per transport (stdio, HTTP), 5% to hostile fixtures; 100000 is the issue's size")
 	soakClients := fs.Int("soak-clients", 8, "--soak: concurrent clients (stdio goroutines, HTTP sessions)")
 	fs.Usage = func() {
@@ -48,6 +50,9 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		o.Plugins = append(o.Plugins, g)
+	}
+	if *only != "" {
+		o.Only = strings.Split(*only, ",")
 	}
 	o.Stdout, o.Stderr = stdout, stderr
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

@@ -24,6 +24,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -54,6 +55,11 @@ type Options struct {
 	Fixtures string
 	// NoNode skips the Node reference server.
 	NoNode bool
+	// Only, if not empty, runs only the sections whose number is listed
+	// ("1" stdio latency, "2" HTTP throughput, "3" cold start and idle
+	// memory, "4" memory per in-flight call, "5" noisy neighbour and
+	// timeouts, "7" compute); the others are not reported.
+	Only []string
 	// Calls is the number of timed stdio calls per target, protocol version
 	// and round. Default 2000, or 300 with Quick.
 	Calls int
@@ -206,18 +212,21 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 
 	start := time.Now()
 	for _, step := range []struct {
-		name string
-		f    func(context.Context) error
+		id, name string
+		f        func(context.Context) error
 	}{
-		{"1 stdio latency", e.stdioLatency},
-		{"2 HTTP throughput", e.httpThroughput},
-		{"3-4 cold start and idle memory", e.coldStart},
-		{"4 memory per in-flight call", e.inflightMemory},
-		{"5-6 noisy neighbour and timeouts", e.sandboxLimits},
-		{"7 compute and deadlines", e.compute},
+		{"1", "1 stdio latency", e.stdioLatency},
+		{"2", "2 HTTP throughput", e.httpThroughput},
+		{"3", "3-4 cold start and idle memory", e.coldStart},
+		{"4", "4 memory per in-flight call", e.inflightMemory},
+		{"5", "5-6 noisy neighbour and timeouts", e.sandboxLimits},
+		{"7", "7 compute and deadlines", e.compute},
 	} {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if len(o.Only) > 0 && !slices.Contains(o.Only, step.id) {
+			continue
 		}
 		t := time.Now()
 		e.progress("== %s", step.name)
