@@ -251,6 +251,10 @@ func (r *reloader) apply(ctx context.Context, k string, s spec, id string) {
 	if err == nil {
 		var e *registry.Entry
 		if e, err = registry.Read(lctx, p, opts); err == nil {
+			// The previous version serves until the new one can run.
+			err = p.Compile(lctx)
+		}
+		if err == nil {
 			if cur != nil {
 				ch, err = r.ld.reg.Replace(cur.p, e, opts)
 			} else {

@@ -349,6 +349,9 @@ func (l *loader) loadAll(ctx context.Context, specs []spec) {
 	}
 	for _, p := range l.reg.Plugins() {
 		l.logger.Info("plugin loaded", "plugin", p.Name(), "source", p.Config().Source)
+		// Now that every plugin is listed, those listed by running them
+		// get their machine code (the others compile at their first call).
+		p.CompileIfCold()
 	}
 }
 

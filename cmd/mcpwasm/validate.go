@@ -90,6 +90,14 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	for rank, s := range specs {
 		p, err := rt.Load(ctx, s.cfg)
 		if err == nil {
+			// Serving compiles at the first call; validate makes sure it can.
+			if err = p.Compile(ctx); err != nil {
+				err = &plugin.LoadError{Plugin: s.cfg.Name, Source: s.cfg.Source, Err: fmt.Errorf("compile: %w", err)}
+				p.Close(context.Background())
+				p = nil
+			}
+		}
+		if err == nil {
 			if _, err = reg.AddRanked(ctx, p, registry.AddOptions{Unprefixed: s.unprefixed}, rank); err != nil {
 				p.Close(context.Background())
 			}

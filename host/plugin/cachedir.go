@@ -12,26 +12,27 @@ import (
 )
 
 // diskCache opens the on-disk compilation cache in dir (DefaultCacheDir if
-// empty). Whatever goes wrong, the process still runs: it logs why and
-// falls back to an in-memory cache.
-func (rt *Runtime) diskCache(dir string) wazero.CompilationCache {
+// empty) and returns it with the folder it checked. Whatever goes wrong,
+// the process still runs: it logs why and falls back to an in-memory cache
+// (and no folder).
+func (rt *Runtime) diskCache(dir string) (wazero.CompilationCache, string) {
 	if dir == "" {
 		dir = DefaultCacheDir()
 		if dir == "" {
 			rt.logger.Warn("no user cache folder ($XDG_CACHE_HOME and $HOME unset): compiling in memory only; set --cache-dir to cache compiled plugins")
-			return wazero.NewCompilationCache()
+			return wazero.NewCompilationCache(), ""
 		}
 	}
 	if err := checkCacheDir(dir); err != nil {
 		rt.logger.Warn("refusing the compilation cache folder: compiling in memory only", "dir", dir, "err", err)
-		return wazero.NewCompilationCache()
+		return wazero.NewCompilationCache(), ""
 	}
 	c, err := wazero.NewCompilationCacheWithDir(dir)
 	if err != nil {
 		rt.logger.Warn("compilation cache unavailable; compiling in memory only", "dir", dir, "err", err)
-		return wazero.NewCompilationCache()
+		return wazero.NewCompilationCache(), ""
 	}
-	return c
+	return c, dir
 }
 
 // checkCacheDir creates dir (mode 0700, parents included) if it is missing,

@@ -33,7 +33,20 @@ func (p *Plugin) MaxInput() int {
 // ctx carries the caller's cancellation (a client's cancel request or a
 // dropped connection) and, through WithCallbacks, where guest notifications
 // go.
+//
+// A plugin loaded from cached declarations compiles at its first call,
+// which waits for it (code.go); only ctx bounds that wait.
 func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out []byte, cerr *Error) {
+	code, cerr := p.machineCode(ctx)
+	if cerr != nil {
+		recordFrom(ctx).note(nil, cerr)
+		return nil, cerr
+	}
+	return p.invoke(ctx, code, export, input)
+}
+
+// invoke is Invoke on the given code.
+func (p *Plugin) invoke(ctx context.Context, code *extism.CompiledPlugin, export string, input []byte) (out []byte, cerr *Error) {
 	defer func() { recordFrom(ctx).note(out, cerr) }()
 	if len(input) > p.MaxInput() {
 		return nil, newError(abi.ErrInputTooBig, nil,
@@ -67,7 +80,7 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out [
 	}
 	defer res.Release()
 
-	out, o := p.run(callCtx, export, input, res)
+	out, o := p.run(callCtx, code, export, input, res)
 	o.cancelled = errors.Is(ctx.Err(), context.Canceled)
 	if e := classify(o); e != nil {
 		return nil, e
@@ -79,8 +92,9 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out [
 	return out, nil
 }
 
-// invokeRC runs an export outside the slot accounting and returns its raw
-// return code as well, for load-time probes such as mcpwasm_abi_version.
+// invokeRC runs an export on the lister (code.go), outside the slot
+// accounting, and returns its raw return code as well, for load-time
+// probes such as mcpwasm_abi_version.
 func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]byte, uint32, *Error) {
 	callCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 	defer cancel()
@@ -89,7 +103,9 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 		return nil, 0, rerr
 	}
 	defer res.Release()
-	out, o := p.run(callCtx, export, input, res)
+	p.listerMu.RLock()
+	out, o := p.run(callCtx, p.lister, export, input, res)
+	p.listerMu.RUnlock()
 	rc := o.rc
 	o.rc = 0 // a version probe returns its answer as the code
 	if e := classify(o); e != nil {
@@ -100,7 +116,7 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 
 // run instantiates, calls and discards one instance, its memories drawn
 // from res.
-func (p *Plugin) run(ctx context.Context, export string, input []byte, res *memalloc.Reservation) (out []byte, o outcome) {
+func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export string, input []byte, res *memalloc.Reservation) (out []byte, o outcome) {
 	o.timeoutMs = p.cfg.Timeout.Milliseconds()
 	o.memLimit = p.cfg.MemoryLimit
 	stdout := &capWriter{max: guestOutputCap}
@@ -144,7 +160,7 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 	}
 	ictx := experimental.WithMemoryAllocator(ctx, mem)
 	ictx = experimental.WithCloseNotifier(ictx, exit)
-	inst, err := p.compiled.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: mc})
+	inst, err := code.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: mc})
 	if err != nil {
 		o.err, o.rc = fmt.Errorf("instantiate: %w", err), 1
 		return nil, o

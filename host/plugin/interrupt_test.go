@@ -105,6 +105,9 @@ func TestStackOverflowIsBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if err := p.Compile(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		_, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))

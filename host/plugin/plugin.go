@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/internal/wasmbin"
 	"github.com/mcpwasm/mcpwasm/host/netguard"
@@ -96,14 +95,17 @@ func (c *Config) applyDefaults() {
 // Plugin is a compiled plugin. It is safe for concurrent use: every Invoke
 // gets its own instance.
 type Plugin struct {
-	cfg      Config
-	rt       *Runtime
-	compiled *extism.CompiledPlugin
-	exports  map[string]bool
-	slots    chan struct{}
-	roots    io.Closer // the grant handles Load opened
-	net      *netguard.Guard
-	digest   string // hex SHA256 of the file's bytes (see SHA256)
+	cfg       Config
+	rt        *Runtime
+	exports   map[string]bool
+	needsWASI bool
+	slots     chan struct{}
+	roots     io.Closer // the grant handles Load opened
+	net       *netguard.Guard
+	digest    string // hex SHA256 of the file's bytes (see SHA256)
+	prepKey   string // load cache keys (loadcache.go)
+	declKey   string
+	code      // the compiled code and the declarations (code.go)
 	// Module is what preflight found in the binary.
 	Module *wasmbin.Module
 	// ABIVersion is the version the plugin declared, or 1.
@@ -163,55 +165,28 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 			roots.Close()
 		}
 	}()
-	patched, mod, err := wasmbin.Preflight(cfg.Wasm, wasmbin.Policy{
-		AllowedNamespaces: []string{abi.NamespaceKernel, abi.NamespaceUser, abi.NamespaceWASI},
-		MaxTableElements:  MaxTableElements,
-		// Tables together are bounded by the memory limit (budget.go).
-		MaxTotalTableElements: maxTableElements(cfg.MemoryLimit),
-	})
+
+	// A warm start: the declarations (and what Preflight found) are cached
+	// for these bytes and this configuration; nothing is rewritten,
+	// compiled or run until the first call.
+	pk := prepKey(digest, &cfg)
+	dk := declKey(pk, &cfg)
+	var decl declarations
+	var prep *prepared
+	if rt.lc.get("decl", dk, &decl) && decl.Module != nil {
+		rt.loads.declHits.Add(1)
+	} else {
+		decl = declarations{}
+		if prep, err = rt.prepared(pk, &cfg); err != nil {
+			return nil, err
+		}
+		decl.Module = prep.Module
+	}
+	mod := decl.Module
+	needsWASI, exports, err := checkEntryPoints(mod)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkServedImports(mod); err != nil {
-		return nil, err
-	}
-	if patched, err = renameNetImports(patched); err != nil {
-		return nil, err
-	}
-	if cfg.Interrupts == InterruptPoints {
-		if patched, err = wasmbin.Instrument(patched, interruptOptions); err != nil {
-			return nil, err
-		}
-	}
-	needsWASI := false
-	for _, imp := range mod.Imports {
-		switch imp.Module {
-		case abi.NamespaceUser:
-			if !HostFunctions[imp.Name] {
-				return nil, fmt.Errorf("imports host function %q from %s, which this mcpwasm does not provide (it provides %s)",
-					imp.Name, abi.NamespaceUser, hostFunctionList())
-			}
-		case abi.NamespaceWASI:
-			needsWASI = true
-		}
-	}
-	exports := map[string]bool{}
-	for _, e := range mod.Exports {
-		if e.Kind == wasmbin.KindFunc {
-			exports[e.Name] = true
-		}
-	}
-	// A reactor's _initialize is run by Extism only when WASI is on.
-	if exports["_initialize"] {
-		needsWASI = true
-	}
-	if !(exports[abi.ExportListTools] && exports[abi.ExportCallTool]) &&
-		!(exports[abi.ExportDescribe] && exports[abi.ExportCall]) &&
-		!exports[abi.ExportListResources] && !exports[abi.ExportListResourceTemplates] && !exports[abi.ExportListPrompts] {
-		return nil, errors.New("exports none of the ABI's entry points: a tool plugin exports list_tools and call_tool (or the legacy describe and call); " +
-			"a resource or prompt plugin exports list_resources, list_resource_templates or list_prompts")
-	}
-
 	if cfg.Network.Plugin == "" {
 		cfg.Network.Plugin = cfg.Name
 	}
@@ -222,34 +197,31 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 	if err != nil {
 		return nil, fmt.Errorf("network grant: %w", err)
 	}
-	manifest := extism.Manifest{
-		Wasm:   []extism.Wasm{extism.WasmData{Data: patched, Name: "main"}},
-		Memory: &extism.ManifestMemory{MaxPages: uint32(cfg.MemoryLimit / pageSize), MaxVarBytes: 1 << 20},
-		Config: cfg.GuestConfig,
-	}
-	// One compilation at a time: wazero v1.12.0, reading a module from the
-	// file cache, publishes it to its in-memory cache before filling in its
-	// entry preambles, so a concurrent load of the same bytes (Extism's
-	// kernel, in every plugin; or one file in two [[plugin]] tables) could
-	// call into it half-built (a data race -race caught in
-	// TestConcurrentLoadsWithFileCache).
-	rt.compileMu.Lock()
-	compiled, err := extism.NewCompiledPlugin(rt.compileContext(ctx), manifest, extism.PluginConfig{
-		RuntimeConfig: rt.runtimeConfig(cfg.MemoryLimit, cfg.Interrupts),
-		EnableWasi:    needsWASI,
-	}, append(append(hostFunctions(), interruptFunctions()...), netFunctions()...))
-	rt.compileMu.Unlock()
-	if err != nil {
-		roots.Close()
-		return nil, fmt.Errorf("compile: %w", err)
-	}
 	p := &Plugin{
-		cfg: cfg, rt: rt, compiled: compiled, exports: exports, roots: roots, net: guard, digest: digest,
+		cfg: cfg, rt: rt, exports: exports, roots: roots, net: guard, digest: digest, needsWASI: needsWASI,
 		slots: make(chan struct{}, cfg.Concurrency), Module: mod, ABIVersion: abi.Version,
+		prepKey: pk, declKey: dk,
 	}
 	if err := rt.checkBudget(p); err != nil {
 		p.Close(ctx)
 		return nil, err
+	}
+	if decl.Lists != nil {
+		p.decl = &decl
+		p.ABIVersion = decl.ABIVersion
+		loaded = true
+		return p, nil
+	}
+
+	// A cold start: list through wazero's interpreter, which needs no
+	// machine code (RATIONALE.md, "The load path"); the compiler's code is
+	// built once the declarations are read (KeepDeclarations) or at the
+	// first call.
+	p.prep = prep.Wasm
+	p.recording = &declarations{Module: mod, ABIVersion: 1, Lists: map[string][]byte{}}
+	if p.lister, err = p.compile(ctx, prep.Wasm, true); err != nil {
+		p.Close(ctx)
+		return nil, fmt.Errorf("compile: %w", err)
 	}
 	if exports[abi.ExportABIVersion] {
 		_, rc, cerr := p.invokeRC(ctx, abi.ExportABIVersion, nil)
@@ -262,9 +234,84 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 			p.Close(ctx)
 			return nil, fmt.Errorf("plugin needs ABI v%d, this mcpwasm supports v1 to v%d", p.ABIVersion, abi.Version)
 		}
+		p.recording.ABIVersion = p.ABIVersion
 	}
 	loaded = true
 	return p, nil
+}
+
+// prepared returns the module prepared for running (checked, tables
+// capped, network imports renamed, interruption points added), from the
+// load cache or made now and cached.
+func (rt *Runtime) prepared(key string, cfg *Config) (*prepared, error) {
+	var prep prepared
+	if rt.lc.get("prep", key, &prep) && prep.Module != nil {
+		rt.loads.prepHits.Add(1)
+		return &prep, nil
+	}
+	rt.loads.rewrites.Add(1)
+	patched, mod, err := wasmbin.Preflight(cfg.Wasm, wasmbin.Policy{
+		AllowedNamespaces: []string{abi.NamespaceKernel, abi.NamespaceUser, abi.NamespaceWASI},
+		MaxTableElements:  MaxTableElements,
+		// Tables together are bounded by the memory limit (budget.go).
+		MaxTotalTableElements: maxTableElements(cfg.MemoryLimit),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := checkServedImports(mod); err != nil {
+		return nil, err
+	}
+	if _, _, err := checkEntryPoints(mod); err != nil {
+		return nil, err
+	}
+	if patched, err = renameNetImports(patched); err != nil {
+		return nil, err
+	}
+	if cfg.Interrupts == InterruptPoints {
+		if patched, err = wasmbin.Instrument(patched, interruptOptions); err != nil {
+			return nil, err
+		}
+	}
+	prep = prepared{Module: mod, Wasm: patched}
+	if err := rt.lc.put("prep", key, &prep); err != nil {
+		rt.logger.Warn("could not write to the load cache", "plugin", cfg.Name, "err", err)
+	}
+	return &prep, nil
+}
+
+// checkEntryPoints checks a module's host function imports and its
+// exports: it must serve at least one of the ABI's lists. It returns
+// whether the module needs WASI, and its exported functions.
+func checkEntryPoints(mod *wasmbin.Module) (needsWASI bool, exports map[string]bool, err error) {
+	for _, imp := range mod.Imports {
+		switch imp.Module {
+		case abi.NamespaceUser:
+			if !HostFunctions[imp.Name] {
+				return false, nil, fmt.Errorf("imports host function %q from %s, which this mcpwasm does not provide (it provides %s)",
+					imp.Name, abi.NamespaceUser, hostFunctionList())
+			}
+		case abi.NamespaceWASI:
+			needsWASI = true
+		}
+	}
+	exports = map[string]bool{}
+	for _, e := range mod.Exports {
+		if e.Kind == wasmbin.KindFunc {
+			exports[e.Name] = true
+		}
+	}
+	// A reactor's _initialize is run by Extism only when WASI is on.
+	if exports["_initialize"] {
+		needsWASI = true
+	}
+	if !(exports[abi.ExportListTools] && exports[abi.ExportCallTool]) &&
+		!(exports[abi.ExportDescribe] && exports[abi.ExportCall]) &&
+		!exports[abi.ExportListResources] && !exports[abi.ExportListResourceTemplates] && !exports[abi.ExportListPrompts] {
+		return false, nil, errors.New("exports none of the ABI's entry points: a tool plugin exports list_tools and call_tool (or the legacy describe and call); " +
+			"a resource or prompt plugin exports list_resources, list_resource_templates or list_prompts")
+	}
+	return needsWASI, exports, nil
 }
 
 func hostFunctionList() string {
@@ -276,16 +323,17 @@ func hostFunctionList() string {
 }
 
 // Close waits for the plugin's running calls to end (each is bounded by its
-// time limit), then releases the compiled plugin. Waiting matters: closing a
-// wazero runtime frees its memories at once, and pooled memories would
-// otherwise be handed to another plugin while a guest still writes to them.
+// time limit) and for a compilation under way, then releases the compiled
+// plugin. Waiting matters: closing a wazero runtime frees its memories at
+// once, and pooled memories would otherwise be handed to another plugin
+// while a guest still writes to them.
 func (p *Plugin) Close(ctx context.Context) error {
 	for i := 0; i < cap(p.slots); i++ {
 		p.slots <- struct{}{}
 	}
 	defer p.roots.Close()
 	defer p.net.Close()
-	return p.compiled.Close(ctx)
+	return p.closeCode(ctx)
 }
 
 // ExportNames lists a module's exported functions without compiling it: a

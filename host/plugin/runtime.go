@@ -22,7 +22,6 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/internal/cpusched"
 	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/experimental"
 )
 
 const pageSize = 65536
@@ -60,8 +59,11 @@ type RuntimeOptions struct {
 // Runtime is the process-wide state shared by all plugins.
 type Runtime struct {
 	cache wazero.CompilationCache
-	// compileMu serializes compilation (see load).
+	lc    *loadCache // nil: no load cache
+	// compileMu serializes compilation (see compile).
 	compileMu sync.Mutex
+	building  sync.WaitGroup // background compilations (code.go)
+	loads     loadCounts
 	mem       *memalloc.Allocator
 	budget    uint64 // MemoryBudget
 	logger    *slog.Logger
@@ -103,7 +105,16 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 	case "off":
 		rt.cache = wazero.NewCompilationCache()
 	default:
-		rt.cache = rt.diskCache(opts.CacheDir)
+		var dir string
+		rt.cache, dir = rt.diskCache(opts.CacheDir)
+		if dir != "" {
+			lc, err := openLoadCache(dir)
+			if err != nil {
+				rt.logger.Warn("load cache unavailable: every start rewrites and lists each plugin", "dir", dir, "err", err)
+			} else {
+				rt.lc = lc
+			}
+		}
 	}
 	return rt, nil
 }
@@ -112,6 +123,7 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 // this runtime is closed: Extism's compiled plugins break if their cache
 // closes first.
 func (rt *Runtime) Close(ctx context.Context) error {
+	rt.building.Wait() // closing the cache under a compilation crashes wazero
 	rt.mem.Trim()
 	return rt.cache.Close(ctx)
 }
@@ -121,23 +133,23 @@ func (rt *Runtime) MemoryStats() memalloc.Stats {
 	return rt.mem.Stats()
 }
 
-// compileContext is the context plugins compile with: parallel compilation.
-// (No function listener: wazero v1.12 then fails to instantiate modules
-// compiled concurrently or read from its file cache, "index out of range"
-// in setupOpaque. Endless sleeps are clamped by the rewrite instead.)
-func (rt *Runtime) compileContext(ctx context.Context) context.Context {
-	return experimental.WithCompilationWorkers(ctx, runtime.GOMAXPROCS(0))
-}
+// Plugins compile in parallel (experimental.WithCompilationWorkers, see
+// Plugin.build). No function listener: wazero v1.12 then fails to
+// instantiate modules compiled concurrently or read from its file cache,
+// "index out of range" in setupOpaque. Endless sleeps are clamped by the
+// rewrite instead.
 
 func (rt *Runtime) runtimeConfig(memLimit uint64, mode InterruptMode) wazero.RuntimeConfig {
-	pages := uint32(memLimit / pageSize)
-	if pages < kernelMinPages {
-		pages = kernelMinPages
-	}
 	return wazero.NewRuntimeConfig().
 		WithCompilationCache(rt.cache).
 		WithCloseOnContextDone(mode == InterruptEngine).
-		WithMemoryLimitPages(pages)
+		WithMemoryLimitPages(runtimePages(memLimit))
+}
+
+// runtimePages is a runtime's memory limit in pages: the plugin's, but not
+// below what the Extism kernel needs.
+func runtimePages(memLimit uint64) uint32 {
+	return max(uint32(memLimit/pageSize), kernelMinPages)
 }
 
 // kernelMinPages is the Extism kernel's own minimum memory: a limit below it

@@ -31,8 +31,19 @@ func read(ctx context.Context, p *plugin.Plugin, opts AddOptions) (*Entry, error
 	if err := sdkCheck(e); err != nil {
 		return nil, err
 	}
+	if !isFresh(ctx) {
+		p.KeepDeclarations()
+	}
 	return e, nil
 }
+
+// freshKey marks a read after a plugin said its lists changed: the answers
+// come from the guest, never from the load cache.
+type freshKey struct{}
+
+func withFresh(ctx context.Context) context.Context { return context.WithValue(ctx, freshKey{}, true) }
+
+func isFresh(ctx context.Context) bool { return ctx.Value(freshKey{}) != nil }
 
 // envelope encodes an export's input: the MCP params and the host context.
 func envelope(ctx context.Context, p *plugin.Plugin, params any, cc abi.Context) ([]byte, error) {
@@ -61,7 +72,13 @@ func readList(ctx context.Context, p *plugin.Plugin, export, key string, paged b
 				return nil, err
 			}
 		}
-		out, cerr := p.Invoke(ctx, export, input)
+		var out []byte
+		var cerr *plugin.Error
+		if isFresh(ctx) {
+			out, cerr = p.Invoke(ctx, export, input)
+		} else {
+			out, cerr = p.List(ctx, export, input) // at load: from the load cache if it has them
+		}
 		if cerr != nil {
 			return nil, fmt.Errorf("%s failed: %s", export, cerr.Message)
 		}

@@ -245,7 +245,7 @@ func (r *Registry) Refresh(ctx context.Context, p *plugin.Plugin) (old, cur *Ent
 	if c == nil {
 		return nil, nil, fmt.Errorf("plugin %q is not in the registry", p.Name())
 	}
-	e, err := read(ctx, p, opts)
+	e, err := read(withFresh(ctx), p, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
 	}

@@ -1,0 +1,283 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// A plugin's machine code is built when it is first needed, not at load
+// (RATIONALE.md, "The load path"):
+//
+//   - Warm start (declarations cached): Load reads nothing but the cache
+//     entry; the first call compiles (from wazero's file cache, which holds
+//     the machine code) and waits for it.
+//   - Cold start: Load prepares the module and lists it through wazero's
+//     interpreter (the lister), which needs no machine code; once the
+//     registry has read the lists (KeepDeclarations) the lister is dropped
+//     and the compiler runs in the background, one plugin at a time. A call
+//     arriving first waits for it.
+//
+// Waiting for the code does not count against a call's time limit, which
+// bounds the guest's run: only the caller's own context ends the wait.
+
+// code is the part of a Plugin that builds and holds its machine code and
+// its load-time declarations.
+type code struct {
+	codeMu     sync.Mutex
+	compiled   *extism.CompiledPlugin // the compiler's code, once built
+	compileErr error
+	compiling  chan struct{} // closed when the build ends; nil before it starts
+	closed     bool
+	prep       []byte // the prepared module, kept from load until the build (cold start)
+
+	listerMu sync.RWMutex
+	lister   *extism.CompiledPlugin // the interpreter's, from a cold load until KeepDeclarations
+
+	decl      *declarations // read from the cache (warm start)
+	recMu     sync.Mutex
+	recording *declarations // being read from the guest (cold start)
+}
+
+// loadCounts are the Runtime's counters behind LoadStats.
+type loadCounts struct {
+	rewrites, prepHits, declHits, compiles, listers atomic.Int64
+}
+
+// LoadStats counts what loads cost since the Runtime started.
+type LoadStats struct {
+	// Rewrites counts modules prepared (checked and rewritten with
+	// interruption points); PreparedHits those taken from the load cache.
+	Rewrites, PreparedHits int
+	// DeclarationHits counts plugins whose declarations came from the load
+	// cache: loaded without running any guest code.
+	DeclarationHits int
+	// Compiles counts plugins given machine code (wazero's compiler, from
+	// its cache or not); Listers those compiled for wazero's interpreter to
+	// read their declarations.
+	Compiles, Listers int
+}
+
+// LoadStats reports what loads have cost so far.
+func (rt *Runtime) LoadStats() LoadStats {
+	return LoadStats{Rewrites: int(rt.loads.rewrites.Load()), PreparedHits: int(rt.loads.prepHits.Load()),
+		DeclarationHits: int(rt.loads.declHits.Load()), Compiles: int(rt.loads.compiles.Load()),
+		Listers: int(rt.loads.listers.Load())}
+}
+
+var errClosed = errors.New("the plugin is closed")
+
+// compile builds wasm for this plugin: with wazero's compiler (sharing the
+// compilation cache, one at a time: see compileMu), or its interpreter.
+func (p *Plugin) compile(ctx context.Context, wasm []byte, interpreter bool) (*extism.CompiledPlugin, error) {
+	manifest := extism.Manifest{
+		Wasm:   []extism.Wasm{extism.WasmData{Data: wasm, Name: "main"}},
+		Memory: &extism.ManifestMemory{MaxPages: uint32(p.cfg.MemoryLimit / pageSize), MaxVarBytes: 1 << 20},
+		Config: p.cfg.GuestConfig,
+	}
+	rc := p.rt.runtimeConfig(p.cfg.MemoryLimit, p.cfg.Interrupts)
+	if interpreter {
+		// No compilation cache: the interpreter does not use it.
+		rc = wazero.NewRuntimeConfigInterpreter().
+			WithCloseOnContextDone(p.cfg.Interrupts == InterruptEngine).
+			WithMemoryLimitPages(runtimePages(p.cfg.MemoryLimit))
+		p.rt.loads.listers.Add(1)
+	} else {
+		// One compilation at a time: wazero v1.12.0, reading a module from
+		// the file cache, publishes it to its in-memory cache before filling
+		// in its entry preambles, so a concurrent load of the same bytes
+		// (Extism's kernel, in every plugin; or one file in two [[plugin]]
+		// tables) could call into it half-built (a data race -race caught in
+		// TestConcurrentLoadsWithFileCache).
+		p.rt.compileMu.Lock()
+		defer p.rt.compileMu.Unlock()
+		p.rt.loads.compiles.Add(1)
+	}
+	return extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{RuntimeConfig: rc, EnableWasi: p.needsWASI},
+		append(append(hostFunctions(), interruptFunctions()...), netFunctions()...))
+}
+
+// startCompile starts building the machine code unless it is built or
+// under way, and returns a channel closed when it is done. A background
+// build leaves a core to the server.
+func (p *Plugin) startCompile(background bool) <-chan struct{} {
+	p.codeMu.Lock()
+	defer p.codeMu.Unlock()
+	if p.compiling != nil {
+		return p.compiling
+	}
+	done := make(chan struct{})
+	p.compiling = done
+	if p.closed {
+		p.compileErr = errClosed
+		close(done)
+		return done
+	}
+	wasm := p.prep
+	p.rt.building.Add(1)
+	go func() {
+		defer p.rt.building.Done()
+		c, err := p.build(wasm, background)
+		p.codeMu.Lock()
+		p.compiled, p.compileErr, p.prep = c, err, nil
+		p.codeMu.Unlock()
+		close(done)
+		if err != nil {
+			p.rt.logger.Error("plugin failed to compile", "plugin", p.cfg.Name, "source", p.cfg.Source, "err", err)
+		}
+	}()
+	return done
+}
+
+// build compiles the prepared module: wasm, or the load cache's copy, or
+// one prepared anew from the plugin's bytes.
+func (p *Plugin) build(wasm []byte, background bool) (*extism.CompiledPlugin, error) {
+	if wasm == nil {
+		prep, err := p.rt.prepared(p.prepKey, &p.cfg)
+		if err != nil {
+			return nil, err
+		}
+		wasm = prep.Wasm
+	}
+	workers := runtime.GOMAXPROCS(0)
+	if background {
+		workers = max(1, workers-1)
+	}
+	return p.compile(experimental.WithCompilationWorkers(context.Background(), workers), wasm, false)
+}
+
+// machineCode waits for the plugin's machine code, building it if needed,
+// until ctx ends.
+func (p *Plugin) machineCode(ctx context.Context) (*extism.CompiledPlugin, *Error) {
+	done := p.startCompile(false)
+	select {
+	case <-done:
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return nil, newError(abi.ErrCancelled, ctx.Err(), "the call was cancelled before it started (the plugin was still compiling)")
+		}
+		return nil, newError(abi.ErrTimeout, ctx.Err(), "the plugin was still compiling when the request's deadline passed")
+	}
+	p.codeMu.Lock()
+	defer p.codeMu.Unlock()
+	if p.compileErr != nil {
+		return nil, newError(abi.ErrHost, p.compileErr, "the plugin failed to compile: %v", p.compileErr)
+	}
+	return p.compiled, nil
+}
+
+// Compile builds the plugin's machine code now, if it is not built yet,
+// and waits for it until ctx ends. Calls do it themselves; this is for
+// callers that must know the plugin compiles (validate) or measure a call
+// alone.
+func (p *Plugin) Compile(ctx context.Context) error {
+	if _, cerr := p.machineCode(ctx); cerr != nil {
+		return cerr
+	}
+	return nil
+}
+
+// List runs a list export (or mcpwasm_abi_version) at load: its answer comes
+// from the load cache when this plugin's declarations are cached for this
+// input, else from the guest, and is recorded for KeepDeclarations. Answers
+// a plugin gives after saying its lists changed are read with Invoke.
+func (p *Plugin) List(ctx context.Context, export string, input []byte) ([]byte, *Error) {
+	k := listKey(export, input)
+	if p.decl != nil {
+		if out, ok := p.decl.Lists[k]; ok {
+			return append([]byte(nil), out...), nil
+		}
+	}
+	var out []byte
+	var cerr *Error
+	p.listerMu.RLock()
+	if p.lister != nil {
+		out, cerr = p.invoke(ctx, p.lister, export, input)
+		p.listerMu.RUnlock()
+	} else {
+		p.listerMu.RUnlock()
+		out, cerr = p.Invoke(ctx, export, input)
+	}
+	if cerr == nil {
+		p.recMu.Lock()
+		if p.recording != nil {
+			p.recording.Lists[k] = append([]byte(nil), out...)
+		}
+		p.recMu.Unlock()
+	}
+	return out, cerr
+}
+
+// KeepDeclarations says the plugin's declarations were read and accepted:
+// they are written to the load cache (if they came from the guest), the
+// interpreter's code is dropped and the machine code is built in the
+// background.
+func (p *Plugin) KeepDeclarations() {
+	p.recMu.Lock()
+	rec := p.recording
+	p.recording = nil
+	p.recMu.Unlock()
+	if rec == nil {
+		return
+	}
+	if err := p.rt.lc.put("decl", p.declKey, rec); err != nil {
+		p.rt.logger.Warn("could not write to the load cache", "plugin", p.cfg.Name, "err", err)
+	}
+	p.dropLister()
+}
+
+// CompileIfCold starts building the machine code in the background if
+// this load had to run the guest to read its declarations (code.go): the
+// compilation cache then likely lacks its code too, and building it now
+// makes the first call and the next start fast. A plugin loaded from
+// cached declarations compiles at its first call instead, which keeps an
+// idle server small. Call it once the initial load is over: compiling
+// takes the CPU the other loads need.
+func (p *Plugin) CompileIfCold() {
+	p.codeMu.Lock()
+	cold := p.prep != nil
+	p.codeMu.Unlock()
+	if cold {
+		p.startCompile(true)
+	}
+}
+
+// dropLister closes the interpreter's code once no list runs on it.
+func (p *Plugin) dropLister() {
+	p.listerMu.Lock()
+	l := p.lister
+	p.lister = nil
+	p.listerMu.Unlock()
+	if l != nil {
+		l.Close(context.Background())
+	}
+}
+
+// closeCode waits for a build under way and closes whatever code the
+// plugin has.
+func (p *Plugin) closeCode(ctx context.Context) error {
+	p.dropLister()
+	p.codeMu.Lock()
+	p.closed = true
+	done := p.compiling
+	p.codeMu.Unlock()
+	if done == nil {
+		return nil
+	}
+	<-done
+	p.codeMu.Lock()
+	c := p.compiled
+	p.compiled = nil
+	p.codeMu.Unlock()
+	if c == nil {
+		return nil
+	}
+	return c.Close(ctx)
+}
