@@ -26,6 +26,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.JSON, "json", "", "also write the report and raw per-round numbers to FILE")
 	fs.Var(&plugins, "plugin", "a guest-language echo plugin to measure over stdio, NAME=PATH:TOOL (repeatable; it must echo \"message\")")
 	fs.StringVar(&o.ColdPlugins, "cold-plugins", "", "folder of ~10 plugins incl. a ~3 MB standard-Go one, for cold start and idle RSS (skipped if not given)")
+	fs.StringVar(&o.ColdBaseline, "cold-baseline", "", "another mcpwasm binary (an earlier build) measured with --cold-plugins in the same rounds, for before/after figures")
 	fs.StringVar(&o.Fixtures, "fixtures", "", "folder with echo, spin, nap and recurse .wasm (default testdata/wasm)")
 	fs.BoolVar(&o.NoNode, "no-node", false, "do not install or measure the Node reference server")
 	only := fs.String("only", "", "run only these sections, comma-separated numbers (1 stdio, 2 HTTP, 3 cold start and idle RSS, 4 in-flight memory, 5 noisy neighbour, 7 compute)")

@@ -336,15 +336,16 @@ func (p *Plugin) Close(ctx context.Context) error {
 	return p.closeCode(ctx)
 }
 
-// ExportNames lists a module's exported functions without compiling it: a
-// quick look used to learn what plugins provide before they load.
+// ExportNames lists a module's exported functions without compiling it or
+// checking it beyond its export section (wasmbin.Exports): a quick look
+// used to learn what plugins provide before they load.
 func ExportNames(wasm []byte) ([]string, error) {
-	m, err := wasmbin.Inspect(wasm)
+	exports, err := wasmbin.Exports(wasm)
 	if err != nil {
 		return nil, err
 	}
 	var names []string
-	for _, e := range m.Exports {
+	for _, e := range exports {
 		if e.Kind == wasmbin.KindFunc {
 			names = append(names, e.Name)
 		}

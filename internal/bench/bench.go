@@ -50,6 +50,10 @@ type Options struct {
 	// standard-Go build, for the cold start and idle memory figures. Empty
 	// skips those figures.
 	ColdPlugins string
+	// ColdBaseline, if set, is another mcpwasm binary (an earlier build)
+	// measured with ColdPlugins in the same rounds, interleaved, for a
+	// before/after comparison on a noisy machine.
+	ColdBaseline string
 	// Fixtures is the folder holding echo.wasm, spin.wasm, nap.wasm and
 	// recurse.wasm. Default: testdata/wasm of the module.
 	Fixtures string

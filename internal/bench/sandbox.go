@@ -94,6 +94,16 @@ func (e *env) coldStart(ctx context.Context) error {
 	}
 	s.p.close()
 	tools := s.tools
+	base := e.o.ColdBaseline
+	baseWarm := filepath.Join(e.tmp, "cold-warm-cache-baseline")
+	if base != "" {
+		b, err := launch(base, serve(baseWarm)...)
+		if err != nil {
+			return fmt.Errorf("--cold-baseline: %v", err)
+		}
+		b.p.close()
+	}
+	var bCold, bWarm, bRSS []float64
 	idle := pick(e.o.Quick, 300*time.Millisecond, time.Second)
 	var cold, warm, hand, plain, rss []float64
 	rounds := e.rounds
@@ -121,6 +131,28 @@ func (e *env) coldStart(ctx context.Context) error {
 		if rerr == nil {
 			idleRSS = mib(b)
 		}
+		if base != "" {
+			coldDir := filepath.Join(e.tmp, fmt.Sprintf("cold-cache-baseline-%d", r))
+			c, err := launch(base, serve(coldDir)...)
+			if err != nil {
+				return fmt.Errorf("--cold-baseline: %v", err)
+			}
+			c.p.close()
+			os.RemoveAll(coldDir)
+			w, err := launch(base, serve(baseWarm)...)
+			if err != nil {
+				return fmt.Errorf("--cold-baseline: %v", err)
+			}
+			time.Sleep(idle)
+			b, rerr := w.p.rss()
+			w.p.close()
+			v := math.NaN()
+			if rerr == nil {
+				v = mib(b)
+			}
+			bCold, bWarm, bRSS = append(bCold, ms(c.ready)), append(bWarm, ms(w.ready)), append(bRSS, v)
+			e.progress("   round %d/%d, baseline: empty cache %.0f ms, warm %.0f ms, idle RSS %.1f MiB", r+1, rounds, ms(c.ready), ms(w.ready), v)
+		}
 		pv := math.NaN()
 		if p, err := launch(e.plain); err == nil {
 			pv = ms(p.ready)
@@ -144,6 +176,11 @@ func (e *env) coldStart(ctx context.Context) error {
 	e.rep.check(figHandshake, median(hand), "ms", "<=", 150, "at once (≤ 150 ms)")
 	e.rep.info("3 start → first tools/list, plain go-sdk server (1 tool)", median(plain), "ms")
 	e.rep.check(figIdleRSS+fmt.Sprintf(" (%s, %d tools)", desc, tools), median(rss), "MiB", "<=", 100, "≤ 100 MiB")
+	if base != "" {
+		e.rep.info("3 baseline ("+filepath.Base(base)+"): first tools/list, empty compile cache", median(bCold), "ms")
+		e.rep.info("3 baseline: first tools/list, warm compile cache", median(bWarm), "ms")
+		e.rep.info("4 baseline: idle RSS after a warm start", median(bRSS), "MiB")
+	}
 	return nil
 }
 
