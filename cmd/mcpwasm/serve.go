@@ -348,7 +348,11 @@ func (l *loader) loadAll(ctx context.Context, specs []spec) {
 		r.Plugin.Close(context.Background())
 	}
 	for _, p := range l.reg.Plugins() {
-		l.logger.Info("plugin loaded", "plugin", p.Name(), "source", p.Config().Source)
+		from := "guest"
+		if p.DeclarationsCached() {
+			from = "cache"
+		}
+		l.logger.Info("plugin loaded", "plugin", p.Name(), "source", p.Config().Source, "declarations", from)
 		// Now that every plugin is listed, those listed by running them
 		// get their machine code (the others compile at their first call).
 		p.CompileIfCold()

@@ -173,6 +173,10 @@ func (p *Plugin) machineCode(ctx context.Context) (*extism.CompiledPlugin, *Erro
 	return p.compiled, nil
 }
 
+// DeclarationsCached reports whether Load found this plugin's
+// declarations in the load cache: it was loaded without running it.
+func (p *Plugin) DeclarationsCached() bool { return p.decl != nil }
+
 // Compile builds the plugin's machine code now, if it is not built yet,
 // and waits for it until ctx ends. Calls do it themselves; this is for
 // callers that must know the plugin compiles (validate) or measure a call
