@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 
@@ -122,6 +123,7 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 	}
 	wasm := p.prep
 	p.rt.building.Add(1)
+	p.rt.builds.Add(1)
 	go func() {
 		defer p.rt.building.Done()
 		c, err := p.build(wasm, background)
@@ -129,6 +131,13 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 		p.compiled, p.compileErr, p.prep = c, err, nil
 		p.codeMu.Unlock()
 		close(done)
+		if p.rt.builds.Add(-1) == 0 {
+			// The compiler leaves hundreds of MiB of garbage behind (the
+			// machine code itself lives outside the Go heap): with the 400%
+			// GC target it would stay resident until the heap grew five
+			// times over. After the last build, give it back.
+			debug.FreeOSMemory()
+		}
 		if err != nil {
 			p.rt.logger.Error("plugin failed to compile", "plugin", p.cfg.Name, "source", p.cfg.Source, "err", err)
 		}

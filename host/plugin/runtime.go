@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcpwasm/mcpwasm/host/internal/cpusched"
 	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
@@ -63,6 +64,7 @@ type Runtime struct {
 	// compileMu serializes compilation (see compile).
 	compileMu sync.Mutex
 	building  sync.WaitGroup // background compilations (code.go)
+	builds    atomic.Int64   // those under way
 	loads     loadCounts
 	mem       *memalloc.Allocator
 	budget    uint64 // MemoryBudget
