@@ -253,3 +253,53 @@ func TestLoadCacheKeepsOnlyAccepted(t *testing.T) {
 		t.Fatalf("declarations never accepted were served from the cache: %+v", st)
 	}
 }
+
+// Calls arriving together at a plugin loaded from the cache share one
+// compilation, and each is answered.
+func TestFirstCallsShareOneCompile(t *testing.T) {
+	dir := t.TempDir()
+	echo := fixtureBytes(t, "echo")
+	loadAndList(t, cachedRuntime(t, dir), "echo", echo, plugin.Config{})
+	rt := cachedRuntime(t, dir)
+	p, _ := loadAndList(t, rt, "echo", echo, plugin.Config{Concurrency: 16})
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			_, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{"request":{"name":"echo","arguments":{}},"context":{}}`))
+			if cerr != nil {
+				errs <- cerr
+				return
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := rt.LoadStats(); st.Compiles != 1 {
+		t.Fatalf("8 first calls compiled %d times", st.Compiles)
+	}
+}
+
+// Closing a plugin while its background compilation runs waits for it
+// (under -race: no race with the build's goroutine).
+func TestCloseDuringBackgroundCompile(t *testing.T) {
+	rt := cachedRuntime(t, t.TempDir())
+	p, err := rt.Load(context.Background(), plugin.Config{Name: "echo", Wasm: fixtureBytes(t, "echo")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, cerr := p.List(context.Background(), abi.ExportListTools, []byte(`{}`)); cerr != nil {
+		t.Fatal(cerr)
+	}
+	p.KeepDeclarations()
+	p.CompileIfCold()
+	if err := p.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := rt.LoadStats(); st.Compiles != 1 {
+		t.Fatalf("compiles %d after CompileIfCold", st.Compiles)
+	}
+}
