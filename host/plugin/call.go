@@ -108,7 +108,21 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 	p.listerMu.RUnlock()
 	rc := o.rc
 	o.rc = 0 // a version probe returns its answer as the code
-	if e := classify(o); e != nil {
+	e := classify(o)
+	if e != nil && e.Category == abi.ErrTimeout {
+		// As in List: what fits in the time limit compiled must not fail
+		// for running in the interpreter.
+		code, cerr := p.machineCode(ctx)
+		if cerr != nil {
+			return nil, 0, cerr
+		}
+		retryCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+		defer cancel()
+		out, o = p.run(retryCtx, code, export, input, res)
+		rc, o.rc = o.rc, 0
+		e = classify(o)
+	}
+	if e != nil {
 		return nil, rc, e
 	}
 	return out, rc, nil

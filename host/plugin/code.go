@@ -214,6 +214,13 @@ func (p *Plugin) List(ctx context.Context, export string, input []byte) ([]byte,
 	if p.lister != nil {
 		out, cerr = p.invoke(ctx, p.lister, export, input)
 		p.listerMu.RUnlock()
+		if cerr != nil && cerr.Category == abi.ErrTimeout {
+			// The interpreter is slower than machine code: what fits in
+			// the time limit compiled must not fail for being listed first.
+			p.rt.logger.Debug("listing through the interpreter ran out of time; compiling", "plugin", p.cfg.Name, "export", export)
+			p.dropLister()
+			out, cerr = p.Invoke(ctx, export, input)
+		}
 	} else {
 		p.listerMu.RUnlock()
 		out, cerr = p.Invoke(ctx, export, input)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
@@ -301,5 +302,24 @@ func TestCloseDuringBackgroundCompile(t *testing.T) {
 	}
 	if st := rt.LoadStats(); st.Compiles != 1 {
 		t.Fatalf("compiles %d after CompileIfCold", st.Compiles)
+	}
+}
+
+// A list that runs out of time in the interpreter is run again as machine
+// code before the load gives up (slow_list sleeps 10 s: it fails both
+// ways, and the test sees the second attempt).
+func TestListerTimeoutRetriesCompiled(t *testing.T) {
+	rt := cachedRuntime(t, "off")
+	p, err := rt.Load(context.Background(), plugin.Config{Name: "slow_list", Wasm: fixtureBytes(t, "slow_list"), Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	_, cerr := p.List(context.Background(), abi.ExportListTools, []byte(`{}`))
+	if cerr == nil || cerr.Category != abi.ErrTimeout {
+		t.Fatalf("got %v, want a timeout", cerr)
+	}
+	if st := rt.LoadStats(); st.Listers != 1 || st.Compiles != 1 {
+		t.Fatalf("load stats %+v: want the list tried by the interpreter, then compiled", st)
 	}
 }
