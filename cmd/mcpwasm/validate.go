@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/confine"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 )
@@ -29,6 +30,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		noPrefix  = fs.Bool("no-prefix", false, "as serve: plugins given as arguments keep their declared names")
 		loadLimit = fs.Duration("load-timeout", 60*time.Second, "give up on a plugin not loaded this long after start")
 		roots     stringList
+		walls     = fs.Bool("confine", false, "apply serve's confinement (--confine=auto), load the plugins under it, then try what a compromised process would: read outside the rules, write into the plugin folder, exec, ptrace, connect; one line per attempt, exit 1 unless every one is refused")
 	)
 	lf.register(fs)
 	rf.register(fs)
@@ -72,6 +74,14 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	for _, p := range problems {
 		fail(p)
 	}
+	var check *confine.Check
+	if *walls {
+		if check, err = confineForCheck(pos, cfg, specs, roots, lf, rf, stdout, stderr); err != nil {
+			fail(err)
+			return 1
+		}
+		defer check.Close()
+	}
 	logger := newLogger(io.Discard, "error")
 	rt, err := newRuntime(&lf, logger)
 	if err != nil {
@@ -112,6 +122,11 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	if bad > 0 {
 		fmt.Fprintf(stderr, "mcpwasm validate: %d problem(s); %d plugin(s) would serve\n", bad, len(reg.Plugins()))
+	}
+	if check != nil && !runCheck(check, stdout, stderr) {
+		return 1
+	}
+	if bad > 0 {
 		return 1
 	}
 	return 0
