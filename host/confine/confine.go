@@ -15,9 +15,11 @@ package confine
 
 import (
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -116,6 +118,13 @@ func Apply(p Policy, m Mode) (Report, error) {
 	}
 	if m != Auto && m != Required {
 		return r, fmt.Errorf("confine: unknown mode %q", m)
+	}
+	if runtime.GOOS != "linux" {
+		if m == Required {
+			return r, errors.New("confine: --confine=required, but confinement needs Linux (Landlock and seccomp)")
+		}
+		r.Missing = []string{"all of it (Landlock and seccomp are Linux only)"}
+		return r, nil
 	}
 	p = p.withRuntime()
 	abi := landlockABI()
