@@ -264,7 +264,11 @@ func (r *reloader) restartNeeded(cfg *config.Config, specs []spec, problems []er
 	for _, err := range problems {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && errors.Is(err, fs.ErrPermission) {
-			say("read " + pe.Path)
+			if target, err := filepath.EvalSymlinks(pe.Path); err == nil && target != pe.Path {
+				say("read " + target + " (link " + pe.Path + ")")
+			} else {
+				say("read " + pe.Path)
+			}
 		}
 	}
 }

@@ -109,8 +109,8 @@ func TestServeConfinedProcStatus(t *testing.T) {
 
 // TestReloadUnderConfinement: a plugin file new in the config's folder
 // loads on reload (the folder is in the rules); one in a folder outside
-// every rule is not readable, and the log says a restart is needed,
-// naming the path.
+// every rule, or a link to one, is not readable, and the log says a
+// restart is needed, naming the path.
 func TestReloadUnderConfinement(t *testing.T) {
 	dir, outside := t.TempDir(), t.TempDir()
 	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
@@ -134,5 +134,17 @@ func TestReloadUnderConfinement(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs.waitLog("restart needed", "read "+far)
+	rs.waitTools("echo_echo")
+
+	// A link in the folder to a file outside it: not readable either.
+	far2 := filepath.Join(outside, "far2.wasm")
+	copyFixture(t, "constant", far2)
+	if err := os.Symlink(far2, filepath.Join(dir, "link.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[[plugin]]\npath = \"echo.wasm\"\n\n[[plugin]]\npath = \"link.wasm\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs.waitLog("restart needed", "read "+far2, "link ")
 	rs.waitTools("echo_echo")
 }
