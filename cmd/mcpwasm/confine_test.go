@@ -71,6 +71,7 @@ func TestServeConfinedProcStatus(t *testing.T) {
 		logConfinedOrOff string
 	}{
 		{"", "1", "2", "process confined"}, // the default
+		{"required", "1", "2", "process confined"},
 		{"off", "0", "0", "confinement off"},
 	} {
 		t.Run("confine="+tc.mode, func(t *testing.T) {
@@ -147,4 +148,13 @@ func TestReloadUnderConfinement(t *testing.T) {
 	}
 	rs.waitLog("restart needed", "read "+far2, "link ")
 	rs.waitTools("echo_echo")
+}
+
+// TestConfineFlagChecked: an unknown --confine value is a usage error,
+// not a silent default.
+func TestConfineFlagChecked(t *testing.T) {
+	out, err := exec.Command(binary, "serve", "--confine", "on", fixture.Path(t, "echo")).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), `--confine "on": want auto, required or off`) {
+		t.Fatalf("serve --confine on: %v\n%s", err, out)
+	}
 }

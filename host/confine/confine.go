@@ -223,16 +223,23 @@ func covered(roots []string, path string) bool {
 	return false
 }
 
-// clean makes path absolute and resolves its symlinks where it exists
-// (Landlock rules follow them too).
+// clean makes path absolute and resolves the symlinks of its longest part
+// that exists (Landlock rules follow them too).
 func clean(path string) string {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
+	path = filepath.Clean(path)
+	rest := ""
+	for dir := path; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if dir == filepath.Dir(dir) {
+			return path
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
 	}
-	return filepath.Clean(path)
 }
 
 // warmUp makes the Go runtime read, while it still can, what it otherwise

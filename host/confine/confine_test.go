@@ -1,0 +1,68 @@
+package confine
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+func TestParseMode(t *testing.T) {
+	for _, s := range []string{"auto", "required", "off"} {
+		if m, err := ParseMode(s); err != nil || string(m) != s {
+			t.Errorf("ParseMode(%q) = %q, %v", s, m, err)
+		}
+	}
+	if _, err := ParseMode("on"); err == nil {
+		t.Error("ParseMode(on): no error")
+	}
+}
+
+func TestAllowsAndLacks(t *testing.T) {
+	dir := t.TempDir()
+	plugins, cache := filepath.Join(dir, "plugins"), filepath.Join(dir, "cache")
+	for _, d := range []string{plugins, cache} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A link into the plugin folder counts as the folder (Landlock
+	// follows it too).
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(plugins, link); err != nil {
+		t.Fatal(err)
+	}
+	p := Policy{ReadOnly: []string{plugins}, ReadWrite: []string{cache}, BindTCP: []uint16{8080}, ConnectTCP: []uint16{443}}
+	for _, c := range []struct {
+		path  string
+		write bool
+		want  bool
+	}{
+		{plugins, false, true},
+		{filepath.Join(plugins, "new.wasm"), false, true},
+		{filepath.Join(link, "new.wasm"), false, true},
+		{filepath.Join(plugins, "new.wasm"), true, false},
+		{filepath.Join(cache, "x"), true, true},
+		{dir + "/plugins2/x", false, false}, // a sibling with the same prefix
+		{dir, false, false},
+	} {
+		if got := p.Allows(c.path, c.write); got != c.want {
+			t.Errorf("Allows(%s, write=%v) = %v, want %v", c.path, c.write, got, c.want)
+		}
+	}
+	next := Policy{ReadOnly: []string{filepath.Join(plugins, "a.wasm"), "/elsewhere"},
+		ReadWrite: []string{filepath.Join(cache, "sub"), plugins}, BindTCP: []uint16{8080, 9090}, ConnectTCP: []uint16{443, 6379}}
+	got := p.Lacks(next)
+	want := []string{"write " + plugins, "read /elsewhere", "bind tcp port 9090", "connect tcp port 6379"}
+	if !slices.Equal(got, want) {
+		t.Errorf("Lacks = %q, want %q", got, want)
+	}
+	if l := p.Lacks(p); len(l) != 0 {
+		t.Errorf("a policy lacks %q from itself", l)
+	}
+	open := p
+	open.ConnectAnyTCP = true
+	if l := open.Lacks(next); slices.Contains(l, "connect tcp port 6379") {
+		t.Errorf("with connect open, Lacks still lists a port: %q", l)
+	}
+}
