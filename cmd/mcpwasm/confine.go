@@ -161,6 +161,11 @@ func confinePolicy(in confineInputs) confine.Policy {
 	}
 	if len(ports) > 0 {
 		ports[53] = true // DNS answers too long for UDP come over TCP
+		// Registries and the JWKS are fetched through the environment's
+		// proxy, when there is one.
+		for _, env := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"} {
+			connectURL(os.Getenv(env), connect)
+		}
 	}
 	for port := range ports {
 		p.ConnectTCP = append(p.ConnectTCP, port)
