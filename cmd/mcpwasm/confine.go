@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/confine"
@@ -196,6 +197,9 @@ func addGrantPorts(ports []int, schemes []string, connect func(int)) {
 
 // connectURL adds the port of an oci://, https:// or http:// address.
 func connectURL(raw string, connect func(int)) {
+	if raw != "" && !strings.Contains(raw, "://") {
+		raw = "http://" + raw // a proxy given as host:port
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
 		return
