@@ -74,6 +74,13 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	for _, p := range problems {
 		fail(p)
 	}
+	logger := newLogger(io.Discard, "error")
+	rt, err := newRuntime(&lf, logger) // creates the compile cache's folder, as serve does before confining
+	if err != nil {
+		fail(err)
+		return 1
+	}
+	defer rt.Close(context.Background())
 	var check *confine.Check
 	if *walls {
 		if check, err = confineForCheck(pos, cfg, specs, roots, lf, rf, stdout, stderr); err != nil {
@@ -82,13 +89,6 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		}
 		defer check.Close()
 	}
-	logger := newLogger(io.Discard, "error")
-	rt, err := newRuntime(&lf, logger)
-	if err != nil {
-		fail(err)
-		return 1
-	}
-	defer rt.Close(context.Background())
 
 	ctx, cancel := context.WithTimeout(context.Background(), *loadLimit)
 	defer cancel()
