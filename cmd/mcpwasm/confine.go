@@ -289,11 +289,7 @@ func confineForCheck(args []string, cfg *config.Config, specs []spec, roots []st
 	if audit != "" && audit != "-" && !filepath.IsAbs(audit) && cfg.File != "" {
 		audit = filepath.Join(filepath.Dir(cfg.File), audit)
 	}
-	cache := lf.cacheDir
-	if cache == "" {
-		cache = cfg.Server.CacheDir
-	}
-	p := confinePolicy(confineInputs{cfg: cfg, args: args, specs: specs, roots: roots, cacheDir: cache,
+	p := confinePolicy(confineInputs{cfg: cfg, args: args, specs: specs, roots: roots, cacheDir: lf.cacheDir, // the runtime's
 		storeDir: rf.storeDir, audit: audit, listen: []string{cfg.Server.HTTP, cfg.Server.Admin}})
 	check, err := confine.PrepareCheck(p, pluginFolder(args, specs))
 	if err != nil {
