@@ -284,13 +284,24 @@ func (r *reloader) restartNeeded(cfg *config.Config, specs []spec, problems []er
 
 // confineForCheck prepares validate --confine's attempts and confines the
 // process as serve would with the same config and plugins.
-func confineForCheck(args []string, cfg *config.Config, specs []spec, roots []string, lf limitFlags, rf remoteFlags, stdout, stderr io.Writer) (*confine.Check, error) {
-	audit := cfg.Server.Audit.File
-	if audit != "" && audit != "-" && !filepath.IsAbs(audit) && cfg.File != "" {
-		audit = filepath.Join(filepath.Dir(cfg.File), audit)
+func confineForCheck(args []string, cfg *config.Config, specs []spec, roots []string, lf limitFlags, rf remoteFlags,
+	httpAddr string, of opsFlags, stdout, stderr io.Writer) (*confine.Check, error) {
+	audit, flagged := of.auditLog, of.auditLog != ""
+	if !flagged {
+		audit = cfg.Server.Audit.File
+		if audit != "" && audit != "-" && !filepath.IsAbs(audit) && cfg.File != "" {
+			audit = filepath.Join(filepath.Dir(cfg.File), audit)
+		}
+	}
+	if httpAddr == "" {
+		httpAddr = cfg.Server.HTTP
+	}
+	admin := of.admin
+	if admin == "" {
+		admin = cfg.Server.Admin
 	}
 	p := confinePolicy(confineInputs{cfg: cfg, args: args, specs: specs, roots: roots, cacheDir: lf.cacheDir, // the runtime's
-		storeDir: rf.storeDir, audit: audit, listen: []string{cfg.Server.HTTP, cfg.Server.Admin}})
+		storeDir: rf.storeDir, audit: audit, listen: []string{httpAddr, admin}})
 	check, err := confine.PrepareCheck(p, pluginFolder(args, specs))
 	if err != nil {
 		return nil, fmt.Errorf("confinement check: %w", err)
