@@ -3,7 +3,6 @@
 package confine
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -105,18 +104,16 @@ func restrictLandlock(p Policy, abi int) error {
 }
 
 // pathRules turns p's paths into rules with the rights for a file or a
-// folder. Paths that do not exist are skipped; a path listed both ways
+// folder. Paths that cannot be reached (missing, or not even stat-able by
+// this user) are skipped; a path listed both ways
 // gets both (Landlock adds them up).
 func pathRules(p Policy) ([]landlock.Rule, error) {
 	var rules []landlock.Rule
 	add := func(paths []string, file, dir landlock.AccessFSSet) error {
 		for _, path := range paths {
 			st, err := os.Stat(path)
-			if os.IsNotExist(err) {
-				continue
-			}
 			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
+				continue // missing, or not ours to reach anyway
 			}
 			rights := file
 			if st.IsDir() {
