@@ -1,7 +1,7 @@
 # mcpwasm container image: a static binary on distroless, as a non-root user,
 # with a read-only root filesystem. The example plugins are embedded in the
 # binary; add yours with a derived image (COPY my.wasm /plugins/) or mount
-# them, and point the config at them. See docs/operating.md, "Container".
+# them, and point the config at them. See docs/operating.md, "Container image".
 # The build context is the Go sources alone (.dockerignore), ~4 MB.
 #
 #   docker build -t mcpwasm .
