@@ -190,3 +190,15 @@ func TestLockFileLocation(t *testing.T) {
 		t.Fatalf("pull --config with a tag argument: exit %d, not pinned beside the config\n%s", code, errOut)
 	}
 }
+
+// TestOfflineNothingToServe: serve --offline with no source in the store
+// and nothing else to serve exits 2, naming the source and "no plugin to
+// serve", rather than serving an empty server (docs/security.md).
+func TestOfflineNothingToServe(t *testing.T) {
+	isolate(t)
+	src := "oci://127.0.0.1:1/plugins/never:1"
+	_, errOut, code := runCLI(t, "serve", "--offline", "--cache-dir", "off", src)
+	if code != 2 || !strings.Contains(errOut, src) || !strings.Contains(errOut, "mcpwasm pull") || !strings.Contains(errOut, "no plugin to serve") {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+}
