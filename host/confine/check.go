@@ -44,12 +44,13 @@ type Check struct {
 	// refused by the wall that should refuse it.
 	Report Report
 
-	outside  string           // a file readable now, outside every rule
-	writeDir string           // a plugin folder, to write into
-	exe      string           // a program that runs now
-	child    *exec.Cmd        // a live child, to ptrace
-	stdin    *os.File         // the child's standard input; closing it ends the child
-	ln       *net.TCPListener // a port that accepts now and that no rule allows
+	outside    string           // a file readable now, outside every rule
+	writeDir   string           // a plugin folder, to write into
+	dacRefuses bool             // writeDir is not writable by this user anyway
+	exe        string           // a program that runs now
+	child      *exec.Cmd        // a live child, to ptrace
+	stdin      *os.File         // the child's standard input; closing it ends the child
+	ln         *net.TCPListener // a port that accepts now and that no rule allows
 }
 
 // Attempt is the outcome of one try.
@@ -99,9 +100,7 @@ func PrepareCheck(p Policy, writeDir string) (*Check, error) {
 	if c.exe == "" {
 		c.exe = exe
 	}
-	if writeDir != "" && unix.Access(writeDir, unix.W_OK) != nil {
-		return nil, fmt.Errorf("%s is not writable even unconfined: the write attempt would prove nothing", writeDir)
-	}
+	c.dacRefuses = writeDir != "" && unix.Access(writeDir, unix.W_OK) != nil
 	r, w, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -200,7 +199,10 @@ func (c *Check) Run() []Attempt {
 		out = append(out, Attempt{What: "read a file outside the rules", Detail: "no readable file outside the rules found to try"})
 	}
 	// Write into the plugin folder.
-	if c.writeDir != "" {
+	if c.dacRefuses {
+		out = append(out, Attempt{What: "write into " + c.writeDir, Refused: true,
+			Detail: "file permissions refuse it even unconfined (Landlock not exercised)"})
+	} else if c.writeDir != "" {
 		name := filepath.Join(c.writeDir, ".mcpwasm-confine-check-"+strconv.Itoa(os.Getpid()))
 		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if err == nil {
