@@ -129,20 +129,9 @@ func Apply(p Policy, m Mode) (Report, error) {
 	p = p.withRuntime()
 	abi := landlockABI()
 	r.LandlockABI = abi
-	var missing []string
-	if abi < 1 {
-		missing = append(missing, "Landlock (not enabled in this kernel: files and TCP stay open)")
-	} else if abi < 4 {
-		missing = append(missing, fmt.Sprintf("Landlock TCP rules (ABI %d; needs 4, Linux 6.7): bind and connect stay open", abi))
-	}
-	if !seccompAvailable() {
-		missing = append(missing, "seccomp filters (not enabled in this kernel)")
-	}
-	if m == Required && len(missing) > 0 {
-		return r, fmt.Errorf("confine: --confine=required, but this kernel lacks %s", strings.Join(missing, "; "))
-	}
-	if abi >= 1 && abi < 6 {
-		missing = append(missing, fmt.Sprintf("Landlock IPC scoping (ABI %d; needs 6)", abi))
+	missing, err := lacking(abi, seccompAvailable(), m)
+	if err != nil {
+		return r, err
 	}
 	r.Missing = missing
 	warmUp(p)
@@ -254,4 +243,26 @@ func warmUp(p Policy) {
 	if p.ConnectAnyTCP || len(p.ConnectTCP) > 0 {
 		_, _ = x509.SystemCertPool()
 	}
+}
+
+// lacking lists what a kernel with Landlock ABI abi (0: none) and seccomp
+// or not cannot enforce; in Required mode, an error if that includes any
+// part of the full set (IPC scoping, ABI 6, is not part of it).
+func lacking(abi int, seccomp bool, m Mode) ([]string, error) {
+	var missing []string
+	if abi < 1 {
+		missing = append(missing, "Landlock (not enabled in this kernel: files and TCP stay open)")
+	} else if abi < 4 {
+		missing = append(missing, fmt.Sprintf("Landlock TCP rules (ABI %d; needs 4, Linux 6.7): bind and connect stay open", abi))
+	}
+	if !seccomp {
+		missing = append(missing, "seccomp filters (not enabled in this kernel)")
+	}
+	if m == Required && len(missing) > 0 {
+		return nil, fmt.Errorf("confine: --confine=required, but this kernel lacks %s", strings.Join(missing, "; "))
+	}
+	if abi >= 1 && abi < 6 {
+		missing = append(missing, fmt.Sprintf("Landlock IPC scoping (ABI %d; needs 6)", abi))
+	}
+	return missing, nil
 }

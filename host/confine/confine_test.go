@@ -66,3 +66,29 @@ func TestAllowsAndLacks(t *testing.T) {
 		t.Errorf("with connect open, Lacks still lists a port: %q", l)
 	}
 }
+
+// TestLacking: what each kernel generation cannot enforce, and which of
+// those make --confine=required refuse to start.
+func TestLacking(t *testing.T) {
+	for _, c := range []struct {
+		abi          int
+		seccomp      bool
+		missing      int
+		requiredFail bool
+	}{
+		{7, true, 0, false},
+		{6, true, 0, false},
+		{4, true, 1, false}, // IPC scoping only
+		{3, true, 2, true},  // no TCP rules
+		{0, true, 1, true},  // no Landlock
+		{7, false, 1, true}, // no seccomp
+	} {
+		missing, err := lacking(c.abi, c.seccomp, Auto)
+		if err != nil || len(missing) != c.missing {
+			t.Errorf("auto, ABI %d, seccomp %v: missing %q, %v; want %d", c.abi, c.seccomp, missing, err, c.missing)
+		}
+		if _, err := lacking(c.abi, c.seccomp, Required); (err != nil) != c.requiredFail {
+			t.Errorf("required, ABI %d, seccomp %v: error %v, want failure %v", c.abi, c.seccomp, err, c.requiredFail)
+		}
+	}
+}
