@@ -30,7 +30,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Fixtures, "fixtures", "", "folder with echo, spin, nap and recurse .wasm (default testdata/wasm)")
 	fs.BoolVar(&o.NoNode, "no-node", false, "do not install or measure the Node reference server")
 	only := fs.String("only", "", "run only these sections, comma-separated numbers (1 stdio, 2 HTTP, 3 cold start and idle RSS, 4 in-flight memory, 5 noisy neighbour, 7 compute)")
-	soak := fs.Int("soak", 0, "instead of the figures, a soak of N tools/call requests per transport (stdio, HTTP), 5% to hostile fixtures; 100000 is the issue's size")
+	soak := fs.Int("soak", 0, "instead of the figures, a soak of N tools/call requests per transport (stdio, HTTP), 5% to hostile fixtures (docs/performance.md uses 100000)")
 	soakClients := fs.Int("soak-clients", 8, "--soak: concurrent clients (stdio goroutines, HTTP sessions)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mcpwasm bench [flags]   (run from the mcpwasm checkout, after testdata/build.sh)")

@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/mcpwasm/mcpwasm/host/confine"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -32,7 +34,7 @@ Usage:
   mcpwasm pull    [--config FILE] [--update] [oci://… | https://…]...
                                                    fetch registry and https plugins into the store, pin tags in mcpwasm.lock
   mcpwasm new     rust|go|tinygo|as DIR            write a ready-to-build plugin folder (one hello tool)
-  mcpwasm bench   [flags]                          side-by-side benchmark (issue 8); run from the checkout
+  mcpwasm bench   [flags]                          side-by-side benchmark (docs/performance.md); run from the checkout
   mcpwasm version
 
 With no plugins and no --config, serve runs the built-in example plugins.
@@ -42,6 +44,7 @@ Run "mcpwasm <command> -h" for a command's flags.
 `
 
 func main() {
+	confine.ChildMain() // the ptrace target of validate --confine waits here
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
