@@ -32,7 +32,7 @@ const (
 // plugins of --cold-plugins.
 func (e *env) coldStart(ctx context.Context) error {
 	skipAll := func(reason string) {
-		e.rep.skip(figColdEmpty, "≤ 2 s", reason)
+		e.rep.skip(figColdEmpty, "≤ 1.5 s", reason)
 		e.rep.skip(figColdWarm, "≤ 150 ms", reason)
 		e.rep.skip(figHandshake, "at once (≤ 150 ms)", reason)
 		e.rep.skip(figIdleRSS, "≤ 100 MiB", reason)
@@ -171,7 +171,7 @@ func (e *env) coldStart(ctx context.Context) error {
 		e.progress("   round %d/%d: empty cache %.0f ms (handshake %.0f ms), warm %.0f ms, idle RSS %.1f MiB",
 			r+1, rounds, ms(c.ready), ms(c.handshake), ms(w.ready), idleRSS)
 	}
-	e.rep.check(figColdEmpty+" ("+desc+")", median(cold), "ms", "<=", 2000, "≤ 2 s")
+	e.rep.check(figColdEmpty+" ("+desc+")", median(cold), "ms", "<=", 1500, "≤ 1.5 s")
 	e.rep.check(figColdWarm, median(warm), "ms", "<=", 150, "≤ 150 ms")
 	e.rep.check(figHandshake, median(hand), "ms", "<=", 150, "at once (≤ 150 ms)")
 	e.rep.info("3 start → first tools/list, plain go-sdk server (1 tool)", median(plain), "ms")
