@@ -55,16 +55,16 @@ type netCall struct {
 	headers map[string]string // the last response's headers, nil before any
 }
 
-type netCallKey struct{}
-
-// withNet gives a call its own request count and last-response state.
-func (p *Plugin) withNet(ctx context.Context) context.Context {
-	return context.WithValue(ctx, netCallKey{}, &netCall{call: p.net.NewCall(), limits: p.net.Limits()})
+// newNetCall gives a call its own request count and last-response state.
+func (p *Plugin) newNetCall() *netCall {
+	return &netCall{call: p.net.NewCall(), limits: p.net.Limits()}
 }
 
 func netCallFrom(ctx context.Context) *netCall {
-	nc, _ := ctx.Value(netCallKey{}).(*netCall)
-	return nc
+	if st := callStateFrom(ctx); st != nil {
+		return st.net
+	}
+	return nil
 }
 
 // readBlock returns the kernel block at handle: a copy when it is at most

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -11,13 +12,20 @@ var benchArgs = map[string]any{"text": "the quick brown fox jumps over the lazy 
 
 // BenchmarkToolsCall is a tools/call round trip through the whole server
 // (go-sdk client → in-memory transport → go-sdk server → registry → fresh
-// sandbox → result) for the minimal WAT echo plugin.
+// sandbox → result) for the minimal WAT echo plugin, and the same round trip
+// to the same server's native echo (AddNativeEcho: every middleware, no
+// sandbox), the baseline of the issue's "in process ≤ 1.5×" target.
 func BenchmarkToolsCall(b *testing.B) {
 	srv, _ := newServer(b, false, loadSpec{name: "echo"})
+	srv.AddNativeEcho()
 	for _, era := range []string{"2025-11-25", "2026-07-28"} {
 		b.Run("wasm-echo/"+era, func(b *testing.B) {
 			cs := connectVersion(b, srv, nil, era)
 			benchCall(b, cs, "echo")
+		})
+		b.Run("server-native-echo/"+era, func(b *testing.B) {
+			cs := connectVersion(b, srv, nil, era)
+			benchCall(b, cs, server.NativeEchoTool)
 		})
 	}
 }
