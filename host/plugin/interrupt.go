@@ -8,6 +8,7 @@ import (
 	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/host/internal/cpusched"
 	"github.com/mcpwasm/mcpwasm/host/internal/wasmbin"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
 )
 
@@ -79,6 +80,8 @@ type callState struct {
 	cpu        *cpusched.Turn // the call's hold on a CPU slot
 	cb         Callbacks      // where the guest reports (CallOptions.Callbacks), or nil
 	net        *netCall       // the call's HTTP requests (net.go)
+	// kernel are the instance's kernel functions once looked up (kernel.go).
+	kernel [kernelFuncs]api.Function
 }
 
 type callStateKey struct{}
