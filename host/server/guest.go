@@ -8,6 +8,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/mcpwasm/mcpwasm/host/traceparent"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -63,7 +64,7 @@ func (s *Server) guestPath(next mcp.MethodHandler) mcp.MethodHandler {
 		defer s.drain.end()
 		ep := s.epochs.begin()
 		defer s.epochs.end(ep)
-		ctx, unlink := linkedContext(ctx, req.GetExtra())
+		ctx, unlink := transport.LinkedContext(ctx, req.GetExtra())
 		defer unlink()
 
 		start := time.Now()
