@@ -36,17 +36,32 @@ func TestGuestRequestsAudited(t *testing.T) {
 		Argument: mcp.CompleteParamsArgument{Name: "arg1", Value: ""}}); err != nil {
 		t.Fatal(err)
 	}
+	// A completion for a URI a template matches is labelled with the
+	// template, as a read is: the URI is the client's (metrics labels).
+	if _, err := cs.Complete(ctx, &mcp.CompleteParams{
+		Ref:      &mcp.CompleteReference{Type: "ref/resource", URI: "test://template/123/data"},
+		Argument: mcp.CompleteParamsArgument{Name: "id", Value: "1"}}); err != nil {
+		t.Fatal(err)
+	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	seen := map[string]audit.Event{}
+	var byURI *audit.Event
 	for _, ev := range rec.all {
 		if ev.Kind != audit.KindCall {
+			continue
+		}
+		if ev.Method == "completion/complete" && ev.Tool == "test://template/123/data" {
+			byURI = &ev
 			continue
 		}
 		if _, dup := seen[ev.Method]; dup {
 			t.Errorf("%s audited twice", ev.Method)
 		}
 		seen[ev.Method] = ev
+	}
+	if byURI == nil || byURI.Attrs["template"] != "test://template/{id}/data" {
+		t.Errorf("the completion by URI: audit event %+v, want its template in attrs", byURI)
 	}
 	for _, m := range []string{"tools/call", "resources/read", "prompts/get", "completion/complete"} {
 		ev, ok := seen[m]

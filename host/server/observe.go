@@ -81,6 +81,9 @@ func (s *Server) describe(method string, req mcp.Request) audit.Event {
 			var ok bool
 			if p, ok = s.reg.TemplateOwner(ref.URI); !ok {
 				p, _ = s.reg.ResourceOwner(ref.URI)
+				if t := s.reg.MatchedTemplate(ref.URI); t != "" {
+					ev.Attrs = map[string]any{"template": t} // as for a read: the URI is the client's
+				}
 			}
 		}
 	case *mcp.GetPromptRequest:
