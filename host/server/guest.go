@@ -25,8 +25,8 @@ import (
 //     request it came in goes away (go-sdk links it only for 2026-07-28);
 //   - audit and metrics: one audit event when it ends (metrics observe the
 //     audit log), its traceparent in the context for log lines;
-//   - callbacks, round trips, the client's request info and the mounts
-//     (open), which reach the sandbox as explicit call options
+//   - callbacks, round trips, the client's request info (open) and the
+//     mounts (mount), which reach the sandbox as explicit call options
 //     (registry.Invocation, plugin.CallOptions), not context values.
 //
 // Scopes are checked before (RequireScopes, the outermost middleware), the
