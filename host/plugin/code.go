@@ -102,7 +102,7 @@ func (p *Plugin) compile(ctx context.Context, wasm []byte, interpreter bool) (*e
 		p.rt.loads.compiles.Add(1)
 	}
 	return extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{RuntimeConfig: rc, EnableWasi: p.needsWASI},
-		append(append(hostFunctions(), interruptFunctions()...), netFunctions()...))
+		append(append(append(hostFunctions(), interruptFunctions()...), netFunctions()...), kernelFunctions()...))
 }
 
 // startCompile starts building the machine code unless it is built or
@@ -212,7 +212,7 @@ func (p *Plugin) List(ctx context.Context, export string, input []byte) ([]byte,
 	var cerr *Error
 	p.listerMu.RLock()
 	if p.lister != nil {
-		out, cerr = p.invoke(ctx, p.lister, export, input)
+		out, cerr = p.invoke(ctx, p.lister, export, input, CallOptions{})
 		p.listerMu.RUnlock()
 		if cerr != nil && cerr.Category == abi.ErrTimeout {
 			// The interpreter is slower than machine code: what fits in

@@ -265,7 +265,7 @@ func (rt *Runtime) prepared(key string, cfg *Config) (*prepared, error) {
 	if _, _, err := checkEntryPoints(mod); err != nil {
 		return nil, err
 	}
-	if patched, err = renameNetImports(patched); err != nil {
+	if patched, err = renameServedImports(patched); err != nil {
 		return nil, err
 	}
 	if cfg.Interrupts == InterruptPoints {
