@@ -270,13 +270,12 @@ func TestCallExamplePlugins(t *testing.T) {
 		{"textkit", "count", `{"text":"two words"}`, `"words": 2`},
 		{"hashkit", "hash", `{"text":"abc","algorithm":"sha256"}`, "ba7816bf"},
 	} {
-		path := filepath.Join("..", "..", "plugins", c.plugin, c.plugin+".wasm")
-		if _, err := os.Stat(path); err != nil {
-			t.Fatalf("%s is not built (%v): run scripts/build-plugins.sh, or make test", path, err)
-		}
-		out, errs, code := runCLI(t, "call", "--cache-dir", os.TempDir()+"/mcpwasm-test-cache", path, c.tool, c.args)
-		if code != 0 || !strings.Contains(out, c.want) {
-			t.Errorf("%s %s: code %d, want %q in\n%s%s", c.plugin, c.tool, code, c.want, out, errs)
-		}
+		t.Run(c.plugin, func(t *testing.T) {
+			path := fixture.Plugin(t, c.plugin)
+			out, errs, code := runCLI(t, "call", "--cache-dir", os.TempDir()+"/mcpwasm-test-cache", path, c.tool, c.args)
+			if code != 0 || !strings.Contains(out, c.want) {
+				t.Errorf("%s %s: code %d, want %q in\n%s%s", c.plugin, c.tool, code, c.want, out, errs)
+			}
+		})
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -45,10 +44,10 @@ func BenchmarkCompute(b *testing.B) {
 // BenchmarkTextkit runs textkit (TinyGo) on 1.6 MB of text in the three
 // modes.
 func BenchmarkTextkit(b *testing.B) {
-	path := filepath.Join(fixture.Dir(), "..", "..", "plugins", "textkit", "textkit.wasm")
+	path := fixture.Plugin(b, "textkit")
 	wasm, err := os.ReadFile(path)
 	if err != nil {
-		b.Skip("plugins/textkit/textkit.wasm is not built")
+		b.Fatal(err)
 	}
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
 	if err != nil {

@@ -3,8 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,9 +18,7 @@ import (
 // and no RSS is asserted.
 func TestSoakSmall(t *testing.T) {
 	for _, tool := range append([]soakTool{soakEcho}, soakHostile...) {
-		if _, err := os.Stat(filepath.Join(fixture.Dir(), tool.plugin+".wasm")); err != nil {
-			t.Skipf("fixture %s not built (%v): run testdata/build.sh, or make test", tool.plugin, err)
-		}
+		fixture.Path(t, tool.plugin)
 	}
 	const calls = 2000
 	var stdout, stderr bytes.Buffer
