@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -229,9 +230,10 @@ func TestBuiltinServe(t *testing.T) {
 }
 
 // TestSIGTERMDrains: a SIGTERM during a call lets the call finish and be
-// answered, then the server exits cleanly.
+// answered, then the server exits cleanly. The signal is sent once the
+// call is seen running on the --admin listener's /metrics.
 func TestSIGTERMDrains(t *testing.T) {
-	cmd := exec.Command(binary, "serve", "--cache-dir", t.TempDir(), fixture.Path(t, "nap"))
+	cmd := exec.Command(binary, "serve", "--cache-dir", t.TempDir(), "--admin", "127.0.0.1:0", fixture.Path(t, "nap"))
 	stderr := &syncBuffer{} // written by exec's copying goroutine
 	cmd.Stderr = stderr
 	ctx := context.Background()
@@ -243,10 +245,45 @@ func TestSIGTERMDrains(t *testing.T) {
 	if _, err := cs.ListTools(ctx, nil); err != nil { // plugins loaded
 		t.Fatal(err)
 	}
-	go func() { time.Sleep(50 * time.Millisecond); cmd.Process.Signal(syscall.SIGTERM) }()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nap_nap", Arguments: map[string]any{}})
-	if err != nil || res.IsError {
-		t.Fatalf("the in-flight call was not answered: %v %+v\n%s", err, res, stderr.String())
+	var admin []string // announced on stderr, which reaches us through a pipe
+	for deadline := time.Now().Add(30 * time.Second); admin == nil && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		admin = regexp.MustCompile(`operator endpoints" url=(http://\S+)`).FindStringSubmatch(stderr.String())
+	}
+	if admin == nil {
+		t.Fatalf("the admin listener was not announced:\n%s", stderr.String())
+	}
+	for attempt := 0; ; attempt++ {
+		if attempt == 20 {
+			t.Fatalf("never saw the nap call in flight in 20 tries\n%s", stderr.String())
+		}
+		type answer struct {
+			res *mcp.CallToolResult
+			err error
+		}
+		got := make(chan answer, 1)
+		go func() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nap_nap", Arguments: map[string]any{}})
+			got <- answer{res, err}
+		}()
+		var a answer
+		finished := false
+		for !finished && !inFlight(admin[1]+"/metrics") {
+			select {
+			case a = <-got: // over before it was seen running: try again
+				finished = true
+			case <-time.After(time.Millisecond):
+			}
+		}
+		if !finished {
+			cmd.Process.Signal(syscall.SIGTERM)
+			a = <-got
+		}
+		if a.err != nil || a.res.IsError {
+			t.Fatalf("the in-flight call was not answered: %v %+v\n%s", a.err, a.res, stderr.String())
+		}
+		if !finished {
+			break
+		}
 	}
 	done := make(chan error, 1)
 	go func() { done <- cs.Wait() }() // the session ends when the server exits (go-sdk reaps it)
