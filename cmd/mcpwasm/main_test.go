@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -226,6 +227,52 @@ func TestBuiltinServe(t *testing.T) {
 	}
 	if b, _ := json.Marshal(res.Content); !strings.Contains(string(b), "1000") {
 		t.Fatalf("1 km is not 1000 m: %s", b)
+	}
+}
+
+// TestBuiltinResourceAndPrompt: the built-in set offers every primitive,
+// so a newcomer running `mcpwasm serve` can try each: textkit's resource
+// lists and reads, its prompt lists and gets with the diff it computes.
+func TestBuiltinResourceAndPrompt(t *testing.T) {
+	cs, stderr := stdioClient(t)
+	ctx := context.Background()
+	lr, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range lr.Resources {
+		uris = append(uris, r.URI)
+	}
+	if !slices.Contains(uris, "textkit://regex-syntax") {
+		t.Fatalf("built-in resources %v lack textkit://regex-syntax\n%s", uris, stderr)
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "textkit://regex-syntax"})
+	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].MIMEType != "text/markdown" || !strings.Contains(rr.Contents[0].Text, "RE2") {
+		t.Fatalf("read textkit://regex-syntax: %v %+v", err, rr)
+	}
+	lp, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range lp.Prompts {
+		names = append(names, p.Name)
+	}
+	if !slices.Contains(names, "textkit_review_changes") {
+		t.Fatalf("built-in prompts %v lack textkit_review_changes\n%s", names, stderr)
+	}
+	gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "textkit_review_changes",
+		Arguments: map[string]string{"before": "one\ntwo\n", "after": "one\n2\n"}})
+	if err != nil || len(gp.Messages) != 1 {
+		t.Fatalf("get textkit_review_changes: %v %+v", err, gp)
+	}
+	if tc, ok := gp.Messages[0].Content.(*mcp.TextContent); !ok || !strings.Contains(tc.Text, "-two\n+2\n") {
+		t.Fatalf("the prompt does not carry the diff: %+v", gp.Messages[0].Content)
+	}
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "textkit_review_changes",
+		Arguments: map[string]string{"before": "x"}}); err == nil || !strings.Contains(err.Error(), "after") {
+		t.Fatalf("get without the required argument after: %v", err)
 	}
 }
 
