@@ -56,7 +56,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	rf.register(fs)
 	fs.Var(&hosts, "allowed-host", "HTTP: accept this Host header (name or name:port; repeatable); needed beyond loopback against DNS rebinding")
 	fs.Var(&roots, "root", "grant every plugin read-only access to DIR (repeatable); a client's roots narrow it further")
-	benchNative := fs.Bool("bench-native-echo", false, "bench only: also serve native_echo, a native Go echo tool in this server (see mcpwasm bench)")
+	benchNative := fs.Bool("bench-native-echo", false, "bench only: also serve native_echo, a native Go echo tool in this server (see mcpwasm-bench)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mcpwasm serve [flags] [PLUGIN.wasm | DIR]...")
 		fs.PrintDefaults()

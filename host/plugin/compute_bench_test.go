@@ -20,7 +20,7 @@ var interruptModes = []struct {
 
 // BenchmarkCompute runs the compute fixture's kernels with interruption
 // points, with wazero's own checks, and with no checks at all (the
-// engine's speed). `mcpwasm bench` reports the same as ratios (figure 7).
+// engine's speed). `mcpwasm-bench` reports the same as ratios (figure 7).
 func BenchmarkCompute(b *testing.B) {
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
-// TestSoakSmall runs the soak of "mcpwasm bench --soak" with 2,000 calls
+// TestSoakSmall runs the soak of "mcpwasm-bench --soak" with 2,000 calls
 // per transport against the real binary: every call is answered exactly
 // once, every hostile fixture answers with its own category, and the
 // server's goroutines are observed through MCPWASM_DEBUG_ADDR. No timing
