@@ -8,7 +8,7 @@ import (
 
 // TestProductLinksNoHarness: the mcpwasm command links neither the
 // benchmark harness (cmd/mcpwasm-bench has it) nor sigstore-go (the nested
-// module host/source/sigstore has it, for -tags sigstore builds).
+// module sigstore/ has it, for the binaries sigstore/build.sh builds).
 func TestProductLinksNoHarness(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
 	if err != nil {

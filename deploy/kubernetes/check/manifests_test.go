@@ -337,7 +337,7 @@ func TestStaticBinary(t *testing.T) {
 		t.Fatalf("the static binary does not run: %v\n%s", err, b)
 	}
 	// Keyless signature checking (sigstore-go, ~370 modules) is only in
-	// binaries built with -tags sigstore; the default one links none of it.
+	// binaries sigstore/build.sh builds; the default one links none of it.
 	info, err := buildinfo.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
