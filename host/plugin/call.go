@@ -43,7 +43,7 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out [
 	}
 	p.rt.calls.inFlight.Add(1)
 	defer p.rt.calls.inFlight.Add(-1)
-	callCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	callCtx, cancel := context.WithTimeout(ctx, p.Timeout(ctx))
 	defer cancel()
 	for _, sem := range []struct {
 		ch    chan struct{}
@@ -98,10 +98,27 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 	return out, rc, nil
 }
 
+type timeoutKey struct{}
+
+// WithTimeout gives the calls made with ctx the time limit d instead of
+// their plugin's (a task's own limit, see package tasks).
+func WithTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, timeoutKey{}, d)
+}
+
+// Timeout is the time limit of a call made with ctx: the plugin's, unless
+// WithTimeout set another.
+func (p *Plugin) Timeout(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(timeoutKey{}).(time.Duration); ok && d > 0 {
+		return d
+	}
+	return p.cfg.Timeout
+}
+
 // run instantiates, calls and discards one instance, its memories drawn
 // from res.
 func (p *Plugin) run(ctx context.Context, export string, input []byte, res *memalloc.Reservation) (out []byte, o outcome) {
-	o.timeoutMs = p.cfg.Timeout.Milliseconds()
+	o.timeoutMs = p.Timeout(ctx).Milliseconds()
 	o.memLimit = p.cfg.MemoryLimit
 	stdout := &capWriter{max: guestOutputCap}
 	stderr := &capWriter{max: guestOutputCap}

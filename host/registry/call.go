@@ -52,7 +52,7 @@ func (t *Tool) Call(ctx context.Context, req CallRequest) *mcp.CallToolResult {
 		}{params})
 	} else {
 		cc := withRequestInfo(ctx, abi.Context{ID: req.ID, Meta: req.Meta, Plugin: t.Plugin.Name(), Tool: t.Declared, Mounts: req.Mounts})
-		cc.DeadlineMs = t.Plugin.Config().Timeout.Milliseconds()
+		cc.DeadlineMs = t.Plugin.Timeout(ctx).Milliseconds()
 		if d, ok := ctx.Deadline(); ok {
 			if left := time.Until(d).Milliseconds(); left < cc.DeadlineMs {
 				cc.DeadlineMs = left
