@@ -147,7 +147,9 @@ func principalFromContext(ctx context.Context) string {
 // declaresTasks reports whether a request declares the extension in its
 // client capabilities (per request in 2026-07-28).
 func declaresTasks(req mcp.Request) bool {
-	r, ok := req.(interface{ ClientCapabilities() *mcp.ClientCapabilities })
+	r, ok := req.(interface {
+		ClientCapabilities() *mcp.ClientCapabilities
+	})
 	if !ok {
 		return false
 	}
