@@ -466,5 +466,8 @@ func checkTool(p *plugin.Plugin, raw json.RawMessage, opts AddOptions) (*Tool, e
 	if err != nil {
 		return nil, fmt.Errorf("tool %q: %v", declared, err)
 	}
+	if m, ok := p.Config().TaskModes[declared]; ok && ValidMode(m) {
+		task.Mode = m // the operator's setting
+	}
 	return &Tool{Def: &def, Declared: declared, Plugin: p, schema: resolved, Task: task}, nil
 }

@@ -26,15 +26,6 @@ type taskSpec struct {
 	Who   string                  `json:"who"`
 }
 
-// taskMode is how tool t relates to tasks: the operator's setting, else
-// the plugin's declaration.
-func (s *Server) taskMode(t *registry.Tool) string {
-	if m, ok := s.opts.Tasks.Modes[t.Def.Name]; ok {
-		return m
-	}
-	return t.Task.Mode
-}
-
 // callAsTask answers a tools/call that is a task's business: ok is false
 // when the call is a plain call (the tool does not support tasks, or
 // supports them optionally and the request did not declare the extension,
@@ -49,7 +40,7 @@ func (s *Server) callAsTask(ctx context.Context, req mcp.Request) (res mcp.Resul
 	if !found {
 		return nil, nil, false
 	}
-	mode := s.taskMode(t)
+	mode := t.Task.Mode // the plugin's declaration or the operator's setting
 	if mode == registry.ModeForbidden || mode == "" {
 		return nil, nil, false
 	}

@@ -34,9 +34,6 @@ type TaskOptions struct {
 	// Manager options: the store (in memory if nil), ttl, time limit,
 	// per-principal cap, lease. Factory is the server's.
 	tasks.Options
-	// Modes overrides, by exposed tool name, the task support a plugin
-	// declared ("forbidden", "optional", "required"; from the config).
-	Modes map[string]string
 }
 
 // setupTasks starts the task manager and advertises the extension.

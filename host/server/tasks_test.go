@@ -125,6 +125,11 @@ func (c rpc) await(id string, want ...string) map[string]any {
 // taskServer serves the conformance fixture (which has the task tools)
 // over stateless HTTP. stats reports its sandbox's load.
 func taskServer(t *testing.T, opts server.Options, ho server.HTTPOptions) (url string, stats func() plugin.Stats) {
+	return taskServerModes(t, opts, ho, nil)
+}
+
+// taskServerModes is taskServer with the operator's task modes by tool.
+func taskServerModes(t *testing.T, opts server.Options, ho server.HTTPOptions, modes map[string]string) (url string, stats func() plugin.Stats) {
 	t.Helper()
 	ctx := context.Background()
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
@@ -135,7 +140,7 @@ func taskServer(t *testing.T, opts server.Options, ho server.HTTPOptions) (url s
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := rt.Load(ctx, plugin.Config{Name: "conformance", Source: "conformance.wasm", Wasm: data})
+	p, err := rt.Load(ctx, plugin.Config{Name: "conformance", Source: "conformance.wasm", Wasm: data, TaskModes: modes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,8 +337,7 @@ func TestTaskRunsUnderItsOwnTimeLimit(t *testing.T) {
 }
 
 func TestTaskModeFromConfig(t *testing.T) {
-	opts := server.Options{Tasks: server.TaskOptions{Modes: map[string]string{"greet": "required", "slow_compute": "forbidden"}}}
-	url, _ := taskServer(t, opts, server.HTTPOptions{})
+	url, _ := taskServerModes(t, server.Options{}, server.HTTPOptions{}, map[string]string{"greet": "required", "slow_compute": "forbidden"})
 	with := rpc{t: t, url: url, caps: tasksExt}
 	taskID(t, with.tool("greet", map[string]any{"name": "x"}))
 	if r := with.tool("slow_compute", map[string]any{"seconds": 0}); r.Result["taskId"] != nil {

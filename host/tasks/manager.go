@@ -277,6 +277,10 @@ func (m *Manager) start(id string, n int, runner Runner, answers map[string]json
 	m.loop.Do(func() {
 		m.done.Add(1)
 		go m.leaseLoop()
+		if c, ok := m.o.Store.(Canceller); ok {
+			m.done.Add(1)
+			go m.listen(c)
+		}
 	})
 	ctx, cancel := context.WithCancelCause(context.Background())
 	ctx, cancelT := context.WithTimeout(ctx, m.o.Timeout)
@@ -360,6 +364,26 @@ func (m *Manager) leaseLoop() {
 		}
 		m.renew()
 		m.sweep()
+	}
+}
+
+// listen stops the runs cancelled through another replica as soon as the
+// store says so.
+func (m *Manager) listen(c Canceller) {
+	defer m.done.Done()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch := c.Cancellations(ctx)
+	for {
+		select {
+		case <-m.stop:
+			return
+		case id, ok := <-ch:
+			if !ok {
+				return
+			}
+			m.stopLocal(id, errCancelled)
+		}
 	}
 }
 

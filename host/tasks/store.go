@@ -29,6 +29,14 @@ type Store interface {
 	Close() error
 }
 
+// Canceller is a Store that tells every replica at once which tasks were
+// cancelled (Redis pub/sub). Without it, a replica learns of a cancel at
+// its next lease renewal.
+type Canceller interface {
+	// Cancellations delivers cancelled task ids until ctx ends.
+	Cancellations(ctx context.Context) <-chan string
+}
+
 // MemoryStore is the Store of a single process: records in a map, dropped
 // once they expire.
 type MemoryStore struct {
