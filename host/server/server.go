@@ -123,7 +123,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 	}
 	s.setupTasks(caps)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.codes, s.noteSessions, s.waitReady, s.track, s.hold, s.observe)
+	s.mcp.AddReceivingMiddleware(s.codes, s.noteSessions, s.waitReady, s.track, s.hold, s.observe, s.taskGate)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	s.serveTasks()
 	return s

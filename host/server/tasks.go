@@ -56,7 +56,8 @@ func (s *Server) setupTasks(caps *mcp.ServerCapabilities) {
 	caps.Extensions = map[string]any{TaskExtension: map[string]any{}}
 }
 
-// serveTasks adds the task methods and the tools/call interception.
+// serveTasks adds the task methods (taskGate, the innermost receiving
+// middleware, intercepts tools/call).
 func (s *Server) serveTasks() {
 	if s.tasks == nil {
 		return
@@ -64,7 +65,6 @@ func (s *Server) serveTasks() {
 	mcp.AddReceivingCustomMethod(s.mcp, "tasks/get", s.tasksGet)
 	mcp.AddReceivingCustomMethod(s.mcp, "tasks/update", s.tasksUpdate)
 	mcp.AddReceivingCustomMethod(s.mcp, "tasks/cancel", s.tasksCancel)
-	s.mcp.AddReceivingMiddleware(s.taskGate)
 }
 
 // CloseTasks stops the task manager: tasks this process runs end failed.
@@ -173,11 +173,15 @@ func missingTasksExtension(what string) error {
 		Message: what + " needs the client capability extensions[\"" + TaskExtension + "\"], which the request did not declare", Data: data}
 }
 
-// taskGate is the innermost receiving middleware: it refuses tasks/* to a
-// request that did not declare the extension or whose Mcp-Name header
-// disagrees with its taskId, and turns a tools/call into a task when the
-// tool and the request allow it.
+// taskGate is the innermost receiving middleware (inside waitReady, the
+// drain and the audit): it refuses tasks/* to a request that did not
+// declare the extension or whose Mcp-Name header disagrees with its
+// taskId, and turns a tools/call into a task when the tool and the
+// request allow it. With tasks off it passes everything on.
 func (s *Server) taskGate(next mcp.MethodHandler) mcp.MethodHandler {
+	if s.tasks == nil {
+		return next
+	}
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "tasks/get", "tasks/update", "tasks/cancel":
