@@ -27,7 +27,7 @@ const tasksExt = `{"extensions":{"io.modelcontextprotocol/tasks":{}}}`
 
 // rpc is one raw 2026-07-28 client: its endpoint, token and capabilities.
 type rpc struct {
-	t     *testing.T
+	t     testing.TB
 	url   string
 	token string
 	caps  string // client capabilities JSON
@@ -124,12 +124,12 @@ func (c rpc) await(id string, want ...string) map[string]any {
 
 // taskServer serves the conformance fixture (which has the task tools)
 // over stateless HTTP. stats reports its sandbox's load.
-func taskServer(t *testing.T, opts server.Options, ho server.HTTPOptions) (url string, stats func() plugin.Stats) {
+func taskServer(t testing.TB, opts server.Options, ho server.HTTPOptions) (url string, stats func() plugin.Stats) {
 	return taskServerModes(t, opts, ho, nil)
 }
 
 // taskServerModes is taskServer with the operator's task modes by tool.
-func taskServerModes(t *testing.T, opts server.Options, ho server.HTTPOptions, modes map[string]string) (url string, stats func() plugin.Stats) {
+func taskServerModes(t testing.TB, opts server.Options, ho server.HTTPOptions, modes map[string]string) (url string, stats func() plugin.Stats) {
 	t.Helper()
 	ctx := context.Background()
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})

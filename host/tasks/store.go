@@ -45,6 +45,7 @@ type MemoryStore struct {
 	live    map[string]int // live tasks per owner
 	maxSize int
 	now     func() time.Time
+	swept   time.Time // last sweep: at most one a second
 }
 
 // NewMemoryStore returns an empty store whose records may each take up to
@@ -127,9 +128,14 @@ func (m *MemoryStore) release(owner string) {
 	}
 }
 
-// sweepLocked forgets expired records.
+// sweepLocked forgets expired records, scanning them at most once a
+// second (expired ones are invisible to Get and Update meanwhile).
 func (m *MemoryStore) sweepLocked() {
 	now := m.now()
+	if now.Sub(m.swept) < time.Second && now.After(m.swept) {
+		return
+	}
+	m.swept = now
 	for id, r := range m.records {
 		if !now.Before(r.ExpiresAt()) {
 			if !r.Status.Terminal() {
