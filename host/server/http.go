@@ -165,6 +165,13 @@ type httpGuard struct {
 }
 
 func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if name := repeatedHeader(r.Header); name != "" {
+		// Go's server keeps every copy and go-sdk and the token check read the
+		// first; a proxy in front may read the last, and then the two disagree
+		// about who is calling, or which session.
+		rpcError(w, http.StatusBadRequest, nil, -32600, "the request has more than one "+name+" header")
+		return
+	}
 	if !g.hostAllowed(r) {
 		httpError(w, http.StatusForbidden, fmt.Sprintf("Forbidden: Host %q is not allowed", r.Host))
 		return
@@ -179,6 +186,21 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.inner.ServeHTTP(w, r)
+}
+
+// singleHeaders may appear at most once on a request: each names who is
+// calling, which session, or how to read the body.
+var singleHeaders = []string{"Authorization", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name"}
+
+// repeatedHeader returns the first of singleHeaders that h holds more than
+// once, or "".
+func repeatedHeader(h http.Header) string {
+	for _, name := range singleHeaders {
+		if len(h[name]) > 1 {
+			return name
+		}
+	}
+	return ""
 }
 
 // serveBody reads and checks a POST body, then hands the request to go-sdk.
@@ -215,6 +237,10 @@ func (g *httpGuard) serveBody(w http.ResponseWriter, r *http.Request) {
 	if msg, id := g.oversizeInitialize(body); msg != "" {
 		rpcError(w, http.StatusBadRequest, id, -32602, msg)
 		return
+	}
+	if !g.o.Stateless && r.Header.Get("Mcp-Session-Id") == "" && hasInitialize(body) {
+		body = trimInitializeBody(body) // what the session keeps (session_trim.go)
+		r.ContentLength = int64(len(body))
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	if !g.o.Stateless && r.Header.Get("Mcp-Session-Id") == "" && hasInitialize(body) {

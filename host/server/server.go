@@ -123,7 +123,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 	}
 	s.setupTasks(caps)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.codes, s.noteSessions, s.waitReady, s.track, s.hold, s.observe, s.taskGate)
+	s.mcp.AddReceivingMiddleware(s.codes, s.trimInitialize, s.noteSessions, s.waitReady, s.track, s.hold, s.observe, s.taskGate)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	s.serveTasks()
 	return s
@@ -154,7 +154,6 @@ func (s *Server) waitReady(next mcp.MethodHandler) mcp.MethodHandler {
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
-			s.lists.listed(req.GetSession(), method)
 		case "tools/call", "resources/read", "prompts/get", "completion/complete", "resources/subscribe":
 			if err := s.awaitTarget(ctx, method, req); err != nil {
 				return nil, err
