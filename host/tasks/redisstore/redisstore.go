@@ -185,19 +185,31 @@ func (s *Store) Update(ctx context.Context, id string, fn func(*tasks.Record) er
 	return nil, fmt.Errorf("task store: too much contention updating task %q", id)
 }
 
-// Live lists the live tasks, dropping expired ones from the set.
+// Live lists the live tasks, dropping expired ones from the set (one
+// pipelined round trip for the lot).
 func (s *Store) Live(ctx context.Context) ([]string, error) {
 	ids, err := s.rdb.SMembers(ctx, s.liveKey()).Result()
-	if err != nil {
+	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	out := ids[:0]
-	for _, id := range ids {
-		if n, err := s.rdb.Exists(ctx, s.key(id)).Result(); err == nil && n == 0 {
-			s.rdb.SRem(ctx, s.liveKey(), id)
-			continue
+	p := s.rdb.Pipeline()
+	exists := make([]*redis.IntCmd, len(ids))
+	for i, id := range ids {
+		exists[i] = p.Exists(ctx, s.key(id))
+	}
+	if _, err := p.Exec(ctx); err != nil {
+		return nil, err
+	}
+	var out, gone []string
+	for i, id := range ids {
+		if exists[i].Val() == 0 {
+			gone = append(gone, id)
+		} else {
+			out = append(out, id)
 		}
-		out = append(out, id)
+	}
+	if len(gone) > 0 {
+		s.rdb.SRem(ctx, s.liveKey(), gone)
 	}
 	return out, nil
 }
