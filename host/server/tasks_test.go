@@ -230,7 +230,10 @@ func TestTasksNeedTheExtension(t *testing.T) {
 }
 
 func TestTaskCancelStopsGuest(t *testing.T) {
-	url, stats := taskServer(t, server.Options{}, server.HTTPOptions{})
+	// Leases of a minute: only the cancel itself, not a renewal, can stop
+	// the guest within the 5s this test waits.
+	opts := server.Options{Tasks: server.TaskOptions{Options: tasks.Options{Lease: time.Minute}}}
+	url, stats := taskServer(t, opts, server.HTTPOptions{})
 	c := rpc{t: t, url: url, caps: tasksExt}
 	id := taskID(t, c.tool("slow_compute", map[string]any{"seconds": 60}))
 	c.await(id, "working")

@@ -85,7 +85,7 @@ func TestCompletesAndIsBoundToOwner(t *testing.T) {
 
 func TestCancelStopsTheRun(t *testing.T) {
 	var stopped atomic.Bool
-	m := newManager(t, Options{}, runners{"block": func(ctx context.Context, _ map[string]json.RawMessage) Outcome {
+	m := newManager(t, Options{Lease: time.Minute}, runners{"block": func(ctx context.Context, _ map[string]json.RawMessage) Outcome {
 		<-ctx.Done()
 		stopped.Store(true)
 		return result("finished anyway")
