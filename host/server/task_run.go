@@ -104,6 +104,8 @@ func (s *Server) runTask(ctx context.Context, spec *taskSpec, answers map[string
 	fail := func(format string, a ...any) tasks.Outcome {
 		return tasks.Outcome{Err: &tasks.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf(format, a...)}}
 	}
+	ep := s.epochs.begin() // a reload does not close the plugin under the run (reload.go)
+	defer s.epochs.end(ep)
 	t, ok := s.reg.Lookup(spec.Tool)
 	if !ok {
 		return fail("tool %q is no longer served", spec.Tool)
