@@ -11,8 +11,12 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/tasks/redisstore"
 )
 
-// defaultMaxRecord bounds one stored task, its result included.
-const defaultMaxRecord = 4 << 20
+// defaultMaxRecord bounds one stored task, its result included;
+// defaultMaxTasks the tasks the memory store keeps.
+const (
+	defaultMaxRecord = 4 << 20
+	defaultMaxTasks  = 10000
+)
 
 // taskOptions builds the server's task options from [server.tasks] and
 // --task-store (which wins), opening the store: in memory, or Redis,
@@ -35,7 +39,12 @@ func taskOptions(ctx context.Context, c config.Tasks, storeFlag string, logger *
 		max = int(c.MaxRecord.Bytes)
 	}
 	if addr == "" || addr == "memory" {
-		o.Store = tasks.NewMemoryStore(max)
+		st := tasks.NewMemoryStore(max)
+		st.MaxRecords = defaultMaxTasks
+		if c.MaxTasks > 0 {
+			st.MaxRecords = c.MaxTasks
+		}
+		o.Store = st
 		return o, nil
 	}
 	st, err := redisstore.Open(ctx, addr, max)

@@ -24,6 +24,10 @@ type Tasks struct {
 	PerPrincipal int `toml:"per_principal"`
 	// MaxRecord bounds one stored task, its result included (default 4MiB).
 	MaxRecord Size `toml:"max_record"`
+	// MaxTasks bounds the tasks the memory store keeps, finished ones
+	// included until their ttl (default 10000). Redis is bounded by its
+	// own maxmemory.
+	MaxTasks int `toml:"max_tasks"`
 	// Lease is how long a replica's claim on a running task lasts unless
 	// renewed (default 15s, 3s to 5m).
 	Lease Duration `toml:"lease"`
@@ -82,6 +86,9 @@ func (t Tasks) check(data []byte) error {
 	}
 	if t.TTL.set && t.Timeout.set && t.Timeout.Duration > t.TTL.Duration {
 		return fail("timeout", fmt.Errorf("%v is longer than the ttl (%v): a task could outlive its record", t.Timeout.Duration, t.TTL.Duration))
+	}
+	if t.MaxTasks < 0 || t.MaxTasks > 10000000 {
+		return fail("max_tasks", fmt.Errorf("%d is out of range (1 to 10000000)", t.MaxTasks))
 	}
 	if t.PerPrincipal < 0 || t.PerPrincipal > 100000 {
 		return fail("per_principal", fmt.Errorf("%d is out of range (1 to 100000)", t.PerPrincipal))

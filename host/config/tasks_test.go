@@ -42,6 +42,7 @@ func TestTasksTableErrors(t *testing.T) {
 		{"[server.tasks]\nlease = \"1s\"\n", "line 2: [server.tasks]: lease"},
 		{"[server.tasks]\nttl = \"30d\"\n", "line 2: [server.tasks]: ttl"},
 		{"[server.tasks]\nper_principal = -1\n", "per_principal"},
+		{"[server.tasks]\nmax_tasks = -5\n", "line 2: [server.tasks]: max_tasks"},
 		{"[server.tasks]\nmax_record = \"10\"\n", "max_record"},
 		{"[server.tasks]\nstores = \"memory\"\n", "line 2: unknown key"},
 		{"[[plugin]]\npath = \"a.wasm\"\n\n[[plugin]]\npath = \"b.wasm\"\ntasks = { t = \"sometimes\" }\n", `line 6: [[plugin]] #2: tasks.t is "sometimes"`},

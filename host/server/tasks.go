@@ -231,6 +231,10 @@ func taskError(id string, err error) error {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown task %q (it may have expired)", clip([]byte(id)))}
 	case errors.Is(err, tasks.ErrTooMany):
 		return &jsonrpc.Error{Code: codeOverload, Message: "too many live tasks for this principal; wait for one to end or cancel one"}
+	case errors.Is(err, tasks.ErrFull):
+		return &jsonrpc.Error{Code: codeOverload, Message: "the server keeps as many tasks as it may; retry once older ones expire"}
+	case errors.Is(err, tasks.ErrTooLarge):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the task would exceed the task store's size limit (its arguments are too large)"}
 	}
 	var je *jsonrpc.Error
 	if errors.As(err, &je) {

@@ -269,3 +269,21 @@ func TestTimeoutLongerThanTTLRefused(t *testing.T) {
 		t.Fatal("a time limit past the ttl was accepted")
 	}
 }
+
+func TestMemoryStoreRecordCap(t *testing.T) {
+	st := NewMemoryStore(0)
+	st.MaxRecords = 2
+	m := newManager(t, Options{Store: st}, runners{"ok": func(context.Context, map[string]json.RawMessage) Outcome { return result("x") }})
+	ctx := context.Background()
+	for i := range 2 {
+		r, err := m.Create(ctx, "", spec("ok"), nil)
+		if err != nil {
+			t.Fatal(i, err)
+		}
+		await(t, m, "", r.ID, Completed)
+	}
+	// Finished tasks still count until they expire.
+	if _, err := m.Create(ctx, "", spec("ok"), nil); !errors.Is(err, ErrFull) {
+		t.Fatalf("a third record: %v", err)
+	}
+}

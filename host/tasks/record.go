@@ -79,9 +79,10 @@ func (r *Record) ExpiresAt() time.Time { return r.CreatedAt.Add(r.TTL) }
 var (
 	// ErrNotFound: no such task, it expired, or another principal owns it.
 	ErrNotFound = errors.New("no such task")
-	// ErrTooMany: the principal, or the server, has as many live tasks as
-	// allowed.
+	// ErrTooMany: the principal has as many live tasks as allowed.
 	ErrTooMany = errors.New("too many tasks")
+	// ErrFull: the store keeps as many records as it may.
+	ErrFull = errors.New("the task store is full")
 	// ErrTooLarge: the record would exceed the store's size cap.
 	ErrTooLarge = errors.New("task record too large")
 )

@@ -44,7 +44,10 @@ type MemoryStore struct {
 	records map[string]*Record
 	live    map[string]int // live tasks per owner
 	maxSize int
-	now     func() time.Time
+	// MaxRecords bounds the records kept, finished ones included, until
+	// they expire (0: no bound): a Create over it fails with ErrFull.
+	MaxRecords int
+	now        func() time.Time
 	swept   time.Time // last sweep: at most one a second
 }
 
@@ -63,6 +66,13 @@ func (m *MemoryStore) Create(_ context.Context, r *Record, perOwner int) error {
 	m.sweepLocked()
 	if perOwner > 0 && m.live[r.Owner] >= perOwner {
 		return ErrTooMany
+	}
+	if m.MaxRecords > 0 && len(m.records) >= m.MaxRecords {
+		m.swept = time.Time{} // expired ones may free room: sweep now
+		m.sweepLocked()
+		if len(m.records) >= m.MaxRecords {
+			return ErrFull
+		}
 	}
 	m.records[r.ID] = clone(r)
 	m.live[r.Owner]++
