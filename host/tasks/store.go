@@ -48,7 +48,7 @@ type MemoryStore struct {
 	// they expire (0: no bound): a Create over it fails with ErrFull.
 	MaxRecords int
 	now        func() time.Time
-	swept   time.Time // last sweep: at most one a second
+	swept      time.Time // last sweep: at most one a second
 }
 
 // NewMemoryStore returns an empty store whose records may each take up to
