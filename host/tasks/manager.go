@@ -59,8 +59,11 @@ type Manager struct {
 	running map[string]*run // tasks this replica runs
 	stop    chan struct{}
 	loop    sync.Once // starts leaseLoop with the first task
-	done    sync.WaitGroup
-	now     func() time.Time
+	// listenCtx ends the store's cancel subscription at Close.
+	listenCtx  context.Context
+	stopListen context.CancelFunc
+	done       sync.WaitGroup
+	now        func() time.Time
 }
 
 type run struct {
@@ -104,7 +107,9 @@ func New(o Options) (*Manager, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Manager{o: o, running: map[string]*run{}, stop: make(chan struct{}), now: time.Now}, nil
+	m := &Manager{o: o, running: map[string]*run{}, stop: make(chan struct{}), now: time.Now}
+	m.listenCtx, m.stopListen = context.WithCancel(context.Background())
+	return m, nil
 }
 
 // Options returns the options in force (defaults filled in).
@@ -119,6 +124,7 @@ func (m *Manager) Close() error {
 	default:
 	}
 	close(m.stop)
+	m.stopListen()
 	m.loop.Do(func() {}) // no loop after Close
 	m.mu.Lock()
 	for _, r := range m.running {
@@ -278,8 +284,10 @@ func (m *Manager) start(id string, n int, runner Runner, answers map[string]json
 		m.done.Add(1)
 		go m.leaseLoop()
 		if c, ok := m.o.Store.(Canceller); ok {
+			// Subscribed before the first run starts: no cancel of it is missed.
+			ch := c.Cancellations(m.listenCtx)
 			m.done.Add(1)
-			go m.listen(c)
+			go m.listen(ch)
 		}
 	})
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -369,11 +377,8 @@ func (m *Manager) leaseLoop() {
 
 // listen stops the runs cancelled through another replica as soon as the
 // store says so.
-func (m *Manager) listen(c Canceller) {
+func (m *Manager) listen(ch <-chan string) {
 	defer m.done.Done()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	ch := c.Cancellations(ctx)
 	for {
 		select {
 		case <-m.stop:

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/redis/go-redis/v9"
@@ -218,6 +219,11 @@ func (s *Store) Live(ctx context.Context) ([]string, error) {
 // until ctx ends (tasks.Canceller).
 func (s *Store) Cancellations(ctx context.Context) <-chan string {
 	sub := s.rdb.Subscribe(ctx, s.cancelChannel())
+	// Wait for the subscription to be confirmed (or fail: the lease
+	// renewal still carries cancels).
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	sub.Receive(rctx)
+	cancel()
 	out := make(chan string, 64)
 	go func() {
 		defer close(out)

@@ -99,8 +99,7 @@ func TestCancelReachesRunningReplica(t *testing.T) {
 	o := tasks.Options{Lease: time.Minute} // renewals every 20s: only pub/sub can be this quick
 	a := replica(t, addr, "a", o, run)
 	b := replica(t, addr, "b", o, run)
-	r, _ := a.Create(context.Background(), "", json.RawMessage(`{}`), nil)
-	time.Sleep(100 * time.Millisecond) // a subscribes as its first run starts
+	r, _ := a.Create(context.Background(), "", json.RawMessage(`{}`), nil) // a subscribed before its first run
 	if err := b.Cancel(context.Background(), "", r.ID); err != nil {
 		t.Fatal(err)
 	}
