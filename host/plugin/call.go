@@ -26,15 +26,43 @@ func (p *Plugin) MaxInput() int {
 	return int(p.cfg.MemoryLimit) - (kernelMinPages+1)*pageSize
 }
 
+// CallOptions are what one call brings beside its export and input.
+type CallOptions struct {
+	// Mounts are the folders the guest sees, each at its own host path.
+	// Each must be one of the plugin's grants or a folder inside one (a
+	// read-write mount inside a read-write grant); it is opened through
+	// the grant's handle, never by path. None: no filesystem.
+	Mounts []abi.Mount
+	// Callbacks receives what the guest sends its client; nil drops it.
+	Callbacks Callbacks
+	// Record, if set, is filled with what happened in the sandbox.
+	Record *CallRecord
+	// Timeout, if set, is the call's time limit instead of the plugin's
+	// (a task's own limit, see package tasks).
+	Timeout time.Duration
+}
+
+// Limit is the time limit of a call with options co: co.Timeout if set,
+// else the plugin's.
+func (p *Plugin) Limit(co CallOptions) time.Duration {
+	if co.Timeout > 0 {
+		return co.Timeout
+	}
+	return p.cfg.Timeout
+}
+
 // Invoke runs export in a fresh instance with input, under the plugin's time
 // limit and concurrency bound, and returns the guest's output. A non-nil
-// *Error describes any failure; the output is then nil.
-//
-// ctx carries the caller's cancellation (a client's cancel request or a
-// dropped connection) and, through WithCallbacks, where guest notifications
-// go.
+// *Error describes any failure; the output is then nil. It is InvokeWith
+// with no options: no folders, nowhere to report.
 func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out []byte, cerr *Error) {
-	defer func() { recordFrom(ctx).note(out, cerr) }()
+	return p.InvokeWith(ctx, export, input, CallOptions{})
+}
+
+// InvokeWith is Invoke with the call's options. ctx carries the caller's
+// cancellation (a client's cancel request or a dropped connection).
+func (p *Plugin) InvokeWith(ctx context.Context, export string, input []byte, co CallOptions) (out []byte, cerr *Error) {
+	defer func() { co.Record.note(out, cerr) }()
 	if len(input) > p.MaxInput() {
 		return nil, newError(abi.ErrInputTooBig, nil,
 			"the input is %s, more than this tool accepts (%s with its memory limit of %s)",
@@ -43,7 +71,7 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out [
 	}
 	p.rt.calls.inFlight.Add(1)
 	defer p.rt.calls.inFlight.Add(-1)
-	callCtx, cancel := context.WithTimeout(ctx, p.Timeout(ctx))
+	callCtx, cancel := context.WithTimeout(ctx, p.Limit(co))
 	defer cancel()
 	for _, sem := range []struct {
 		ch    chan struct{}
@@ -67,7 +95,7 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out [
 	}
 	defer res.Release()
 
-	out, o := p.run(callCtx, export, input, res)
+	out, o := p.run(callCtx, export, input, res, co)
 	o.cancelled = errors.Is(ctx.Err(), context.Canceled)
 	if e := classify(o); e != nil {
 		return nil, e
@@ -89,7 +117,7 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 		return nil, 0, rerr
 	}
 	defer res.Release()
-	out, o := p.run(callCtx, export, input, res)
+	out, o := p.run(callCtx, export, input, res, CallOptions{})
 	rc := o.rc
 	o.rc = 0 // a version probe returns its answer as the code
 	if e := classify(o); e != nil {
@@ -98,33 +126,16 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 	return out, rc, nil
 }
 
-type timeoutKey struct{}
-
-// WithTimeout gives the calls made with ctx the time limit d instead of
-// their plugin's (a task's own limit, see package tasks).
-func WithTimeout(ctx context.Context, d time.Duration) context.Context {
-	return context.WithValue(ctx, timeoutKey{}, d)
-}
-
-// Timeout is the time limit of a call made with ctx: the plugin's, unless
-// WithTimeout set another.
-func (p *Plugin) Timeout(ctx context.Context) time.Duration {
-	if d, ok := ctx.Value(timeoutKey{}).(time.Duration); ok && d > 0 {
-		return d
-	}
-	return p.cfg.Timeout
-}
-
 // run instantiates, calls and discards one instance, its memories drawn
 // from res.
-func (p *Plugin) run(ctx context.Context, export string, input []byte, res *memalloc.Reservation) (out []byte, o outcome) {
-	o.timeoutMs = p.Timeout(ctx).Milliseconds()
+func (p *Plugin) run(ctx context.Context, export string, input []byte, res *memalloc.Reservation, co CallOptions) (out []byte, o outcome) {
+	o.timeoutMs = p.Limit(co).Milliseconds()
 	o.memLimit = p.cfg.MemoryLimit
 	stdout := &capWriter{max: guestOutputCap}
 	stderr := &capWriter{max: guestOutputCap}
 	mem := &memWatch{inner: res, limit: p.cfg.MemoryLimit}
 	exit := &exitWatch{}
-	st := &callState{}
+	st := &callState{cb: co.Callbacks}
 
 	defer func() {
 		if r := recover(); r != nil {
@@ -136,7 +147,7 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 		o.stderr = stderr.String()
 		o.memAtMax = mem.hitLimit() || st.growFailed.Load()
 		o.ctxErr = ctx.Err()
-		p.logGuestOutput(ctx, export, stdout, stderr)
+		p.logGuestOutput(ctx, co.Callbacks, export, stdout, stderr)
 	}()
 
 	// The guest computes only while it holds a CPU slot (see cpusched).
@@ -147,11 +158,12 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 	}
 	defer turn.Release()
 	st.cpu = turn
-	ctx = p.withNet(withCallState(ctx, st))
+	st.net = p.newNetCall()
+	ctx = withCallState(ctx, st)
 
 	mc := p.moduleConfig(ctx, stdout, stderr)
-	if mounts := mountsFrom(ctx); len(mounts) > 0 {
-		fsc, closer, err := mountFS(mounts, p.cfg.Grants, p.fsRefusals(ctx))
+	if len(co.Mounts) > 0 {
+		fsc, closer, err := mountFS(co.Mounts, p.cfg.Grants, p.fsRefusals(ctx))
 		if err != nil {
 			o.err, o.rc = hostFailure{fmt.Errorf("mounting the granted folders: %w", err)}, 1
 			return nil, o
@@ -221,8 +233,7 @@ func sleepCtx(ctx context.Context, ns int64) {
 // logGuestOutput writes what the guest printed to the server log, and sends
 // it to the client as debug-level log messages (one per line, counted
 // against the call's log limit, so a flood is cut off).
-func (p *Plugin) logGuestOutput(ctx context.Context, export string, stdout, stderr *capWriter) {
-	cb := callbacksFrom(ctx)
+func (p *Plugin) logGuestOutput(ctx context.Context, cb Callbacks, export string, stdout, stderr *capWriter) {
 	for _, s := range []struct {
 		name string
 		w    *capWriter

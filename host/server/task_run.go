@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
-	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -119,11 +118,10 @@ func (s *Server) runTask(ctx context.Context, spec *taskSpec, answers map[string
 	defer stop()
 	cb.roundTrip = &roundTrip{answers: answers, counts: map[string]int{}, stop: stop, key: s.stateKey,
 		what: toolTarget(t.Def.Name), args: argsHash(spec.Args), who: spec.Who}
-	info := registry.RequestInfo{Meta: spec.Meta}
+	inv := registry.Invocation{RequestInfo: registry.RequestInfo{Meta: spec.Meta}, Callbacks: cb}
 	if spec.Caps != nil {
-		info.ClientCapabilities, _ = json.Marshal(spec.Caps)
+		inv.ClientCapabilities, _ = json.Marshal(spec.Caps)
 	}
-	ctx = registry.WithRequestInfo(ctx, info)
 	mounts, ok, err := s.callMounts(ctx, t.Plugin, nil, spec.Caps, true, cb.roundTrip)
 	if err != nil {
 		return fail("could not learn the client's roots: %v", err)
@@ -132,11 +130,11 @@ func (s *Server) runTask(ctx context.Context, spec *taskSpec, answers map[string
 		cb.roundTrip.need(rootsInputID, &mcp.ListRootsParams{})
 		return pendingOutcome(cb.roundTrip)
 	}
+	inv.Mounts = mounts
 	if d, ok := ctx.Deadline(); ok {
-		ctx = plugin.WithTimeout(ctx, time.Until(d))
+		inv.Timeout = time.Until(d) // the task's limit, not the plugin's
 	}
-	ctx = plugin.WithCallbacks(ctx, cb)
-	res := t.Call(ctx, registry.CallRequest{Arguments: spec.Args, Meta: spec.Meta, Mounts: mounts})
+	res := t.Call(ctx, registry.CallRequest{Arguments: spec.Args, Invocation: inv})
 	if out, asked := pendingOutcome(cb.roundTrip), cb.roundTrip.pending != nil; asked {
 		return out
 	}
