@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/audit"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -134,7 +136,20 @@ func (s *Server) runTask(ctx context.Context, spec *taskSpec, answers map[string
 	if d, ok := ctx.Deadline(); ok {
 		inv.Timeout = time.Until(d) // the task's limit, not the plugin's
 	}
+	// The run is audited as a call of its own, the principal's, as it
+	// happens detached from the tools/call that created it (audited
+	// then, with the task as its result).
+	var rec plugin.CallRecord
+	inv.Record = &rec
+	if s.opts.Audit != nil {
+		ctx = audit.WithLog(ctx, s.opts.Audit)
+	}
+	start := time.Now()
 	res := t.Call(ctx, registry.CallRequest{Arguments: spec.Args, Invocation: inv})
+	s.opts.Audit.Record(audit.Event{Time: start, Kind: audit.KindCall, Method: "tools/call", Principal: spec.Who,
+		Plugin: t.Plugin.Name(), SHA256: t.Plugin.SHA256(), Tool: spec.Tool,
+		DurationMs: float64(time.Since(start).Microseconds()) / 1000, Outcome: outcome(res, nil, &rec),
+		InputBytes: len(spec.Args), OutputBytes: rec.OutputBytes, Attrs: map[string]any{"task": true}})
 	if out, asked := pendingOutcome(cb.roundTrip), cb.roundTrip.pending != nil; asked {
 		return out
 	}

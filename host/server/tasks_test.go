@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
@@ -170,9 +171,22 @@ func taskID(t *testing.T, r taskReply) string {
 }
 
 func TestTaskLifecycle(t *testing.T) {
-	c := rpc{t: t, url: first(taskServer(t, server.Options{}, server.HTTPOptions{})), caps: tasksExt}
+	rec := &events{}
+	c := rpc{t: t, url: first(taskServer(t, server.Options{Audit: rec.log()}, server.HTTPOptions{})), caps: tasksExt}
 	id := taskID(t, c.tool("slow_compute", map[string]any{"seconds": 0.2, "label": "a"}))
 	got := c.await(id, "completed")
+	// The detached run is audited as a call of its own.
+	rec.mu.Lock()
+	var runs int
+	for _, ev := range rec.all {
+		if ev.Kind == audit.KindCall && ev.Tool == "slow_compute" && ev.Attrs["task"] == true && ev.Outcome == "ok" && ev.Plugin == "conformance" {
+			runs++
+		}
+	}
+	rec.mu.Unlock()
+	if runs != 1 {
+		t.Fatalf("%d audited task runs, want 1", runs)
+	}
 	if !strings.Contains(mustJSON(got["result"]), `computed \"a\"`) || got["resultType"] != "complete" {
 		t.Fatalf("completed task: %v", got)
 	}
