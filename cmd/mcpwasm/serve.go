@@ -51,6 +51,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		keyFile   = fs.String("state-key-file", "", "HTTP: sign multi round-trip requestState with the key in FILE, shared by all replicas (else $MCPWASM_STATE_KEY, else a random key)")
 		listTTL   = fs.Duration("list-ttl", 0, "ttlMs of tools/prompts/resources list results, the caching hint of protocol 2026-07-28 (0: stale at once; at most 24h)")
 		insecure  = fs.Bool("insecure-no-auth", false, "HTTP: allow serving a non-loopback address without [server.auth] (e.g. behind an authenticating proxy)")
+		taskStore = fs.String("task-store", "", "where tasks are kept: memory (default; one process) or redis://HOST:PORT/DB, shared by replicas ([server.tasks] store)")
 	)
 	lf.register(fs)
 	of.register(fs)
@@ -142,11 +143,16 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2
 	}
+	taskOpts, err := taskOptions(ctx, cfg.Server.Tasks, *taskStore, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 2
+	}
 	reg := registry.New()
 	name := cfg.Server.Name
 	features := scanFeatures(specs, logger)
 	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger, StateKey: key,
-		Features: features, Audit: op.audit, ListTTL: *listTTL})
+		Features: features, Audit: op.audit, ListTTL: *listTTL, Tasks: taskOpts})
 	op.start(srv, rt)
 	if *benchNative {
 		srv.AddNativeEcho()
@@ -231,6 +237,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		logger.Info("serving MCP over stdio", "plugins", len(specs))
 		err = srv.ServeStdio(runCtx, server.StdioOptions{Out: stdioOut, DrainTimeout: drainFor + time.Second})
 	}
+	srv.CloseTasks() // the tasks this process runs end failed, before their plugins close
 	// Closing the runtime under a compile crashes wazero: stop the loads
 	// and let those compiling finish first. Should one take too long, the
 	// process exits without closing (the cache writes its files atomically).

@@ -33,6 +33,7 @@ type kustomization struct {
 		IncludeSelectors bool              `json:"includeSelectors"`
 	} `json:"labels"`
 	Resources       []string `json:"resources"`
+	Components      []string `json:"components"` // redis, optional (redis_test.go)
 	SecretGenerator []struct {
 		Name    string   `json:"name"`
 		Files   []string `json:"files"`
