@@ -55,3 +55,12 @@ func taskOptions(ctx context.Context, c config.Tasks, storeFlag string, logger *
 	logger.Info("tasks are kept in Redis", "store", redisstore.Redact(addr))
 	return o, nil
 }
+
+// taskStoreAddr is the task store serve opens: --task-store, else
+// [server.tasks] store.
+func taskStoreAddr(cfg *config.Config, flag string) string {
+	if flag != "" {
+		return flag
+	}
+	return cfg.Server.Tasks.Store
+}
