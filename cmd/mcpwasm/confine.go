@@ -37,13 +37,14 @@ type confineInputs struct {
 	storeDir string   // --store
 	audit    string   // the audit log file, or ""
 	listen   []string // addresses serve listens on
+	tasks    string   // the task store: "", "memory" or redis://HOST:PORT/DB
 }
 
 // confinePolicy is what the process may still do once confined: read its
 // plugins, its config's folder and the secrets it names; write the
 // writable granted folders, the compile cache, the plugin store and the
 // audit log; listen on its addresses; connect to the ports the plugins'
-// network grants, the registries and the JWKS need.
+// network grants, the registries, the JWKS and the task store need.
 func confinePolicy(in confineInputs) confine.Policy {
 	var p confine.Policy
 	ro := func(paths ...string) {
@@ -147,6 +148,13 @@ func confinePolicy(in confineInputs) confine.Policy {
 	}
 	if o := in.cfg.Server.Auth.OAuth; o != nil {
 		connectURL(o.JWKSURL, connect)
+	}
+	if u, err := url.Parse(in.tasks); err == nil && (u.Scheme == "redis" || u.Scheme == "rediss") && u.Host != "" {
+		port := 6379 // the store opens new connections while serving
+		if n, err := strconv.Atoi(u.Port()); err == nil {
+			port = n
+		}
+		connect(port)
 	}
 	for _, addr := range in.listen {
 		if addr == "" {

@@ -59,6 +59,9 @@ type Server struct {
 	// --admin); Audit is the [server.audit] table.
 	Admin string `toml:"admin"`
 	Audit Audit  `toml:"audit"`
+
+	// Tasks is the [server.tasks] table (tasks.go).
+	Tasks Tasks `toml:"tasks"`
 }
 
 // Defaults holds the [defaults] table: limits for plugins that set none.
@@ -102,6 +105,9 @@ type Plugin struct {
 	NetMaxResponse Size       `toml:"net_max_response"`
 	// FS grants folders to this plugin ([[plugin.fs]] tables).
 	FS []FSGrant `toml:"fs"`
+	// Tasks sets, by declared tool name, whether a tool runs as a task
+	// ("forbidden", "optional", "required"), over what the plugin declares.
+	Tasks map[string]string `toml:"tasks"`
 }
 
 // FSGrant is one [[plugin.fs]] table: a folder and its access mode.
@@ -251,6 +257,9 @@ func (c *Config) check(data []byte) error {
 		if err := checkSource(where, p); err != nil {
 			return err
 		}
+		if err := checkTaskModes(data, where, i, p.Tasks); err != nil {
+			return err
+		}
 		if p.NetMaxResponse.err != nil || p.NetMaxRequests < 0 {
 			return fmt.Errorf("%s: net_max_response or net_max_requests: %v", where, errors.Join(p.NetMaxResponse.err, errors.New("must be positive")))
 		}
@@ -273,6 +282,9 @@ func (c *Config) check(data []byte) error {
 		return errors.New("[server] max_sessions and max_connections must be positive")
 	}
 	if err := c.Server.checkAccess(); err != nil {
+		return err
+	}
+	if err := c.Server.Tasks.check(data); err != nil {
 		return err
 	}
 	if err := c.Sources.check(); err != nil {
