@@ -91,6 +91,10 @@ func cmdServe(args []string, stderr io.Writer) int {
 		return 2
 	}
 	defer op.close()
+	if err := op.startTracing(cfg, logger); err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 2
+	}
 	*stateless = *stateless || cfg.Server.Stateless
 	if lf.cacheDir == "" {
 		lf.cacheDir = cfg.Server.CacheDir
