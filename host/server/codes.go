@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 
@@ -37,12 +38,16 @@ func withCode(err error) error {
 }
 
 // codes is the outermost receiving middleware: it gives every handler
-// error a code.
+// error a code, and makes sure the answer can be encoded (encode.go).
 func (s *Server) codes(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		if err != nil {
 			err = withCode(err)
+		}
+		res, err, replaced := encodable(method, req, res, err)
+		if replaced {
+			s.logger.WarnContext(ctx, "answer could not be encoded; sent a replacement", "method", method, "err", clip([]byte(err.Error())))
 		}
 		return res, err
 	}
@@ -65,6 +70,9 @@ type codeConn struct{ mcp.Connection }
 func (c codeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
 		r.Error = withCode(r.Error)
+		if we, ok := r.Error.(*jsonrpc.Error); ok && len(we.Data) > 0 && !json.Valid(we.Data) {
+			r.Error = &jsonrpc.Error{Code: we.Code, Message: we.Message} // see encode.go
+		}
 	}
 	return c.Connection.Write(ctx, msg)
 }

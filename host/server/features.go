@@ -85,7 +85,7 @@ func (s *Server) callbacksFor(session *mcp.ServerSession, token any, p *plugin.P
 func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	p, ok := s.reg.ResourceOwner(req.Params.URI)
 	if !ok {
-		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		return nil, resourceNotFound(req.Params.URI)
 	}
 	cb := s.callbacksFor(req.Session, req.Params.GetProgressToken(), p, req.Params.URI)
 	cb.caps = req.ClientCapabilities()
@@ -117,7 +117,7 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 		return nil, err
 	}
 	if errors.Is(err, registry.ErrNotFound) {
-		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		return nil, resourceNotFound(req.Params.URI)
 	}
 	if err != nil {
 		// The URI is the client's (and the error may quote it): clipped.
@@ -181,7 +181,7 @@ func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 			Message: fmt.Sprintf("resources/subscribe: the URI is %d bytes long; at most %d", len(req.Params.URI), maxSubscribeURI)}
 	}
 	if _, ok := s.reg.ResourceOwner(req.Params.URI); !ok {
-		return mcp.ResourceNotFoundError(req.Params.URI)
+		return resourceNotFound(req.Params.URI)
 	}
 	return s.subs.add(req.Session, req.Params.URI)
 }

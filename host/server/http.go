@@ -165,6 +165,13 @@ type httpGuard struct {
 }
 
 func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if name := repeatedHeader(r.Header); name != "" {
+		// Go's server keeps every copy and go-sdk and the token check read the
+		// first; a proxy in front may read the last, and then the two disagree
+		// about who is calling, or which session.
+		rpcError(w, http.StatusBadRequest, nil, -32600, "the request has more than one "+name+" header")
+		return
+	}
 	if !g.hostAllowed(r) {
 		httpError(w, http.StatusForbidden, fmt.Sprintf("Forbidden: Host %q is not allowed", r.Host))
 		return
@@ -179,6 +186,21 @@ func (g *httpGuard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	g.inner.ServeHTTP(w, r)
+}
+
+// singleHeaders may appear at most once on a request: each names who is
+// calling, which session, or how to read the body.
+var singleHeaders = []string{"Authorization", "Mcp-Session-Id", "Mcp-Protocol-Version", "Mcp-Method", "Mcp-Name"}
+
+// repeatedHeader returns the first of singleHeaders that h holds more than
+// once, or "".
+func repeatedHeader(h http.Header) string {
+	for _, name := range singleHeaders {
+		if len(h[name]) > 1 {
+			return name
+		}
+	}
+	return ""
 }
 
 // serveBody reads and checks a POST body, then hands the request to go-sdk.

@@ -38,7 +38,7 @@ func fuzzServer(t testing.TB) *server.Server {
 			return
 		}
 		reg := registry.New()
-		srv := server.New(reg, server.Options{Name: "fuzz", Features: server.Features{Tools: true}})
+		srv := server.New(reg, server.Options{Name: "fuzz", Features: server.Features{Tools: true, Resources: true, Prompts: true, Completions: true}})
 		for _, b := range builtin.Plugins() {
 			if b.Name != "mdtools" {
 				continue
@@ -99,7 +99,14 @@ func FuzzStdio(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	f.Fuzz(func(t *testing.T, data []byte) {
+	f.Fuzz(fuzzSession)
+}
+
+// fuzzSession writes data to a fresh stdio session after the handshake,
+// then checks the session still answers a ping and tools/list, that every
+// line on stdout is JSON-RPC 2.0, and that it ends when its input does.
+func fuzzSession(t *testing.T, data []byte) {
+	{
 		srv := fuzzServer(t)
 		p := startStdio(t, srv, server.StdioOptions{MaxLineBytes: 1 << 16, DrainTimeout: 3 * time.Second})
 		var seen [][]byte
@@ -147,7 +154,7 @@ func FuzzStdio(f *testing.F) {
 		case <-time.After(60 * time.Second):
 			t.Fatal("the session did not end 60s after its input did")
 		}
-	})
+	}
 }
 
 // checkJSONRPC fails unless line is one JSON-RPC 2.0 message or a non-empty

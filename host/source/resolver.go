@@ -210,22 +210,50 @@ func (r *Resolver) blob(ctx context.Context, src, what, d string, size, max int6
 	if err == nil {
 		return b, 0, nil
 	}
+	n, err := r.fetchMissing(ctx, src, what, d, size, max, err, fetch)
+	if err != nil {
+		return nil, n, err
+	}
+	b, err = r.opts.Store.Read(d, max)
+	return b, n, err
+}
+
+// open is blob as a verifying stream (see store.Blob), for an image layer
+// unpacked as it is read, so that it is never held whole beside what it
+// unpacks to.
+func (r *Resolver) open(ctx context.Context, src, what, d string, size, max int64, fetch func(context.Context) (reader, error)) (*store.Blob, int64, error) {
+	bl, err := r.opts.Store.Open(d, max)
+	if err == nil {
+		return bl, 0, nil
+	}
+	n, err := r.fetchMissing(ctx, src, what, d, size, max, err, fetch)
+	if err != nil {
+		return nil, n, err
+	}
+	bl, err = r.opts.Store.Open(d, max)
+	return bl, n, err
+}
+
+// fetchMissing fetches the blob d into the store after reading it from
+// the store failed with readErr: a missing or corrupt blob is fetched
+// (unless offline), any other failure returned.
+func (r *Resolver) fetchMissing(ctx context.Context, src, what, d string, size, max int64, readErr error, fetch func(context.Context) (reader, error)) (int64, error) {
 	var corrupt *store.CorruptError
 	switch {
-	case errors.As(err, &corrupt):
-		r.logger.Warn("plugin store: a blob was corrupt; fetching it again", "source", src, "err", err)
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, 0, err
+	case errors.As(readErr, &corrupt):
+		r.logger.Warn("plugin store: a blob was corrupt; fetching it again", "source", src, "err", readErr)
+	case !errors.Is(readErr, fs.ErrNotExist):
+		return 0, readErr
 	}
 	if r.opts.Offline {
-		return nil, 0, fmt.Errorf("%w: the %s %s is not in the store (%s): run mcpwasm pull while online", errOffline, what, d, r.opts.Store.Dir())
+		return 0, fmt.Errorf("%w: the %s %s is not in the store (%s): run mcpwasm pull while online", errOffline, what, d, r.opts.Store.Dir())
 	}
 	if size > max {
-		return nil, 0, fmt.Errorf("the %s %s declares %d bytes, over the %d-byte limit", what, d, size, max)
+		return 0, fmt.Errorf("the %s %s declares %d bytes, over the %d-byte limit", what, d, size, max)
 	}
 	rc, err := fetch(ctx)
 	if err != nil {
-		return nil, 0, fmt.Errorf("fetching the %s %s: %w", what, d, hideQuery(err))
+		return 0, fmt.Errorf("fetching the %s %s: %w", what, d, hideQuery(err))
 	}
 	defer rc.Close()
 	var progress func(int64)
@@ -242,17 +270,16 @@ func (r *Resolver) blob(ctx context.Context, src, what, d string, size, max int6
 		var big *store.TooLargeError
 		switch {
 		case errors.As(err, &mm):
-			return nil, n, fmt.Errorf("the %s fetched as %s is not that content: digest mismatch, expected %s, received %s (tampered or corrupted)", what, d, mm.Want, mm.Got)
+			return n, fmt.Errorf("the %s fetched as %s is not that content: digest mismatch, expected %s, received %s (tampered or corrupted)", what, d, mm.Want, mm.Got)
 		case errors.As(err, &big):
-			return nil, n, fmt.Errorf("the %s %s is larger than %d bytes (declared %d): refused", what, d, limit, size)
+			return n, fmt.Errorf("the %s %s is larger than %d bytes (declared %d): refused", what, d, limit, size)
 		}
-		return nil, n, fmt.Errorf("fetching the %s %s: %w", what, d, hideQuery(err))
+		return n, fmt.Errorf("fetching the %s %s: %w", what, d, hideQuery(err))
 	}
 	if size > 0 && n != size {
-		return nil, n, fmt.Errorf("the %s %s is %d bytes, its descriptor says %d", what, d, n, size)
+		return n, fmt.Errorf("the %s %s is %d bytes, its descriptor says %d", what, d, n, size)
 	}
-	b, err = r.opts.Store.Read(d, max)
-	return b, n, err
+	return n, nil
 }
 
 // reader is a download body.

@@ -2,6 +2,7 @@ package source
 
 import (
 	"archive/tar"
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"context"
@@ -12,6 +13,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/mcpwasm/mcpwasm/host/source/store"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/registry/remote"
 )
@@ -165,17 +167,13 @@ func (r *Resolver) wasmFrom(ctx context.Context, repo *remote.Repository, ref Re
 		if left <= 0 || l.Size > left {
 			return nil, "", total, fmt.Errorf("its image layers are over the %d-byte limit: refused at layer %s", r.opts.MaxSize, l.Digest)
 		}
-		b, n, err := r.blob(ctx, ref.Raw, "plugin", l.Digest.String(), l.Size, left, fetch(l))
+		w, size, used, n, err := r.unpackLayer(ctx, ref, l, left, unpackLeft, fetch(l))
 		total += n
-		if err != nil {
-			return nil, "", total, err
-		}
-		read += int64(len(b))
-		w, used, err := wasmInTar(b, l.MediaType, unpackLeft)
-		unpackLeft -= used
 		if err != nil {
 			return nil, "", total, fmt.Errorf("image layer %s: %w", l.Digest, err)
 		}
+		read += size
+		unpackLeft -= used
 		if w != nil {
 			found = w
 		}
@@ -186,22 +184,54 @@ func (r *Resolver) wasmFrom(ctx context.Context, repo *remote.Repository, ref Re
 	return found, tars[len(tars)-1].MediaType, total, nil
 }
 
+// unpackLayer finds the module in an image layer, streaming the layer from
+// the store as it unpacks it (a layer is never held whole in memory), and
+// uses what it found only once the layer's bytes are verified. A layer
+// found corrupt in the store is fetched again, once. It returns the module
+// (nil if none), the layer's size, the bytes unpacked, and the bytes
+// fetched.
+func (r *Resolver) unpackLayer(ctx context.Context, ref Ref, l ocispec.Descriptor, max, unpackLeft int64, fetch func(context.Context) (reader, error)) ([]byte, int64, int64, int64, error) {
+	var fetched int64
+	for attempt := 0; ; attempt++ {
+		bl, n, err := r.open(ctx, ref.Raw, "plugin", l.Digest.String(), l.Size, max, fetch)
+		fetched += n
+		if err != nil {
+			return nil, 0, 0, fetched, err
+		}
+		w, used, err := wasmInTar(bl, l.MediaType, unpackLeft)
+		if verr := bl.Verify(); verr != nil {
+			err = verr // what was unpacked came from corrupt bytes
+		}
+		bl.Close()
+		var corrupt *store.CorruptError
+		if errors.As(err, &corrupt) && attempt == 0 {
+			r.logger.Warn("plugin store: a blob was corrupt; fetching it again", "source", ref.Raw, "err", err)
+			continue
+		}
+		return w, bl.Size(), used, fetched, err
+	}
+}
+
 // isWasm reports whether b starts with the WebAssembly magic number.
 func isWasm(b []byte) bool { return bytes.HasPrefix(b, []byte("\x00asm")) }
 
 // wasmInTar finds the module in an image layer: plugin.wasm at its root,
 // else the only *.wasm file. It reads at most max bytes of decompressed
 // archive, so a compression bomb stops there, and returns how many it read.
-func wasmInTar(layer []byte, mediaType string, max int64) ([]byte, int64, error) {
+// Each file's buffer is sized from its tar header once the header is
+// within what is left, so memory stays at the module's size whatever the
+// layer claims or holds.
+func wasmInTar(layer io.Reader, mediaType string, max int64) ([]byte, int64, error) {
 	lr := &io.LimitedReader{N: max + 1}
 	w, err := wasmInTarFrom(layer, mediaType, max, lr)
 	return w, max + 1 - lr.N, err
 }
 
-func wasmInTarFrom(layer []byte, mediaType string, max int64, lr *io.LimitedReader) ([]byte, error) {
-	var rd io.Reader = bytes.NewReader(layer)
-	if strings.HasSuffix(mediaType, "gzip") || bytes.HasPrefix(layer, []byte{0x1f, 0x8b}) {
-		zr, err := gzip.NewReader(rd)
+func wasmInTarFrom(layer io.Reader, mediaType string, max int64, lr *io.LimitedReader) ([]byte, error) {
+	br := bufio.NewReader(layer)
+	var rd io.Reader = br
+	if magic, _ := br.Peek(2); strings.HasSuffix(mediaType, "gzip") || bytes.Equal(magic, []byte{0x1f, 0x8b}) {
+		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("not gzip: %v", err)
 		}
@@ -212,6 +242,7 @@ func wasmInTarFrom(layer []byte, mediaType string, max int64, lr *io.LimitedRead
 	tr := tar.NewReader(lr)
 	var root []byte
 	var others [][]byte
+	var kept int64 // bytes of .wasm files held
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -227,13 +258,17 @@ func wasmInTarFrom(layer []byte, mediaType string, max int64, lr *io.LimitedRead
 		if h.Typeflag != tar.TypeReg || !strings.HasSuffix(name, ".wasm") {
 			continue
 		}
-		b, err := io.ReadAll(tr)
-		if err != nil || lr.N <= 0 {
-			return nil, fmt.Errorf("%s: more than %d bytes (what is left of the plugin's limit) once decompressed, or truncated: refused", name, max)
+		if h.Size > lr.N-1 || kept+h.Size > max {
+			return nil, fmt.Errorf("%s: %d bytes, more than %d (what is left of the plugin's limit) once decompressed: refused", name, h.Size, max)
+		}
+		b := make([]byte, h.Size)
+		if _, err := io.ReadFull(tr, b); err != nil {
+			return nil, fmt.Errorf("%s: truncated (%v): refused", name, err)
 		}
 		if !isWasm(b) {
 			continue
 		}
+		kept += h.Size
 		if name == "/plugin.wasm" {
 			root = b
 		} else {

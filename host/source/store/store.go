@@ -23,6 +23,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -309,3 +310,64 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode, tmpDir string) 
 	}
 	return os.Rename(tmp.Name(), path)
 }
+
+// Blob is a stored blob opened as a stream, for content too large to hold
+// twice (an image layer read while it is unpacked). It is verified as it
+// is read: Verify reads what is left and reports a *CorruptError (and
+// removes the file) if the bytes do not hash to the blob's name, so what
+// was read from it may be used only once Verify returned nil.
+type Blob struct {
+	f    *os.File
+	h    hash.Hash
+	r    io.Reader
+	d, p string
+	size int64
+}
+
+// Open opens the blob named d, at most max bytes, as a verifying stream.
+// A missing blob is an error satisfying errors.Is(err, fs.ErrNotExist).
+func (s *Store) Open(d string, max int64) (*Blob, error) {
+	if err := CheckDigest(d); err != nil {
+		return nil, err
+	}
+	p := s.Path(d)
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, err
+	case !st.Mode().IsRegular():
+		f.Close()
+		return nil, fmt.Errorf("plugin store: %s is not a regular file", p)
+	case st.Size() > max:
+		f.Close()
+		return nil, fmt.Errorf("plugin store: %s is %d bytes, over the %d-byte limit", p, st.Size(), max)
+	}
+	h := sha256.New()
+	return &Blob{f: f, h: h, r: io.TeeReader(io.LimitReader(f, st.Size()), h), d: d, p: p, size: st.Size()}, nil
+}
+
+// Read reads the blob's next bytes (unverified until Verify).
+func (b *Blob) Read(p []byte) (int, error) { return b.r.Read(p) }
+
+// Size is the blob's size in bytes.
+func (b *Blob) Size() int64 { return b.size }
+
+// Verify reads the rest of the blob and checks the whole hashes to its name.
+func (b *Blob) Verify() error {
+	if _, err := io.Copy(io.Discard, b.r); err != nil {
+		return err
+	}
+	if got := "sha256:" + hex.EncodeToString(b.h.Sum(nil)); got != b.d {
+		os.Remove(b.p)
+		return &CorruptError{Path: b.p, Want: b.d, Got: got}
+	}
+	return nil
+}
+
+// Close closes the blob's file.
+func (b *Blob) Close() error { return b.f.Close() }

@@ -164,3 +164,44 @@ func TestRecords(t *testing.T) {
 		t.Fatal("a broken record was read")
 	}
 }
+
+// TestBlobStreamVerified: a blob opened as a stream is verified at the end;
+// one whose bytes were changed on disk is a *CorruptError and is removed,
+// and one over the limit is refused at open.
+func TestBlobStreamVerified(t *testing.T) {
+	s, err := Open(filepath.Join(t.TempDir(), "mcpwasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat([]byte("layer "), 1000)
+	d, err := s.Put(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() ([]byte, error) {
+		bl, err := s.Open(d, 1<<20)
+		if err != nil {
+			return nil, err
+		}
+		defer bl.Close()
+		head := make([]byte, 10)
+		bl.Read(head)
+		return head, bl.Verify()
+	}
+	if head, err := read(); err != nil || !bytes.Equal(head, data[:10]) {
+		t.Fatalf("intact blob: %q %v", head, err)
+	}
+	if _, err := s.Open(d, 100); err == nil || !strings.Contains(err.Error(), "over the 100-byte limit") {
+		t.Fatalf("over the limit: %v", err)
+	}
+	tampered := append([]byte(nil), data...)
+	tampered[len(tampered)-1] ^= 1
+	os.WriteFile(s.Path(d), tampered, 0o600)
+	var corrupt *CorruptError
+	if _, err := read(); !errors.As(err, &corrupt) {
+		t.Fatalf("tampered blob (last byte, past what was read): %v, want *CorruptError", err)
+	}
+	if _, err := s.Open(d, 1<<20); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a corrupt blob is removed: %v", err)
+	}
+}

@@ -1,0 +1,53 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// An answer go-sdk cannot encode does worse than fail: an error whose Data
+// is not JSON fails the transport's write, and go-sdk v1.8.0 then ends the
+// session (on stdio, the process); a result that does not marshal is logged
+// by go-sdk and never answered, so the client waits forever. Every answer
+// therefore passes encodable on its way out (the codes middleware), and the
+// stream transports keep a last line of defence (codeConn.Write).
+
+// resourceNotFound is mcp.ResourceNotFoundError with its data encoded by
+// encoding/json: go-sdk builds the data with %q, which writes a DEL or an
+// invalid UTF-8 byte in the URI as Go escapes (\x7f), not JSON.
+func resourceNotFound(uri string) error {
+	data, _ := json.Marshal(struct {
+		URI string `json:"uri"`
+	}{uri})
+	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: data}
+}
+
+// encodable returns res and err as they are when both can be written, and
+// otherwise an answer that can: an error whose Data is not valid JSON gets
+// its Data rebuilt (resources/read) or dropped, and a result that does not
+// marshal becomes an internal error naming why. replaced reports either.
+func encodable(method string, req mcp.Request, res mcp.Result, err error) (_ mcp.Result, _ error, replaced bool) {
+	if err != nil {
+		var we *jsonrpc.Error
+		if errors.As(err, &we) && len(we.Data) > 0 && !json.Valid(we.Data) {
+			fixed := &jsonrpc.Error{Code: we.Code, Message: we.Message}
+			if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil && we.Code == mcp.CodeResourceNotFound {
+				fixed.Data = resourceNotFound(r.Params.URI).(*jsonrpc.Error).Data
+			}
+			return nil, fixed, true
+		}
+		return res, err, false
+	}
+	if res == nil {
+		return res, nil, false
+	}
+	if _, merr := json.Marshal(res); merr != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
+			Message: fmt.Sprintf("the %s answer could not be encoded as JSON: %v", method, merr)}, true
+	}
+	return res, nil, false
+}
