@@ -14,6 +14,7 @@ import (
 	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
 )
@@ -34,7 +35,18 @@ func (p *Plugin) MaxInput() int {
 // dropped connection) and, through WithCallbacks, where guest notifications
 // go.
 func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out []byte, cerr *Error) {
-	defer func() { recordFrom(ctx).note(out, cerr) }()
+	ctx, span := tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
+	var o outcome
+	defer func() {
+		recordFrom(ctx).note(out, cerr)
+		if span != nil {
+			oc, msg := "ok", ""
+			if cerr != nil {
+				oc, msg = string(cerr.Category), cerr.Message
+			}
+			span.EndPluginCall(oc, o.cpu, o.memPeak, msg)
+		}
+	}()
 	if len(input) > p.MaxInput() {
 		return nil, newError(abi.ErrInputTooBig, nil,
 			"the input is %s, more than this tool accepts (%s with its memory limit of %s)",
@@ -67,7 +79,7 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out [
 	}
 	defer res.Release()
 
-	out, o := p.run(callCtx, export, input, res)
+	out, o = p.run(callCtx, export, input, res)
 	o.cancelled = errors.Is(ctx.Err(), context.Canceled)
 	if e := classify(o); e != nil {
 		return nil, e
@@ -118,6 +130,10 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 		}
 		o.stderr = stderr.String()
 		o.memAtMax = mem.hitLimit() || st.growFailed.Load()
+		o.memPeak = mem.peakBytes()
+		if st.cpu != nil {
+			o.cpu = st.cpu.Used()
+		}
 		o.ctxErr = ctx.Err()
 		p.logGuestOutput(ctx, export, stdout, stderr)
 	}()
@@ -128,7 +144,7 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 		o.err = err
 		return nil, o
 	}
-	defer turn.Release()
+	defer turn.Release() // before the deferred report above reads Used
 	st.cpu = turn
 	ctx = p.withNet(withCallState(ctx, st))
 
