@@ -2,11 +2,14 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/mcpwasm/mcpwasm/host/tracing/tracingtest"
@@ -141,5 +144,22 @@ func TestNoSpansWhenOff(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	if n := len(c.Spans()); n != 0 {
 		t.Fatalf("%d spans with tracing off", n)
+	}
+}
+
+// A filesystem refusal is an event of the plugin call's span.
+func TestFilesystemRefusalTraced(t *testing.T) {
+	c, p := startTracing(t)
+	grant, _ := fsTree(t)
+	srv, _ := newServer(t, false, loadSpec{name: "fsprobe", cfg: plugin.Config{Grants: []plugin.Grant{{Path: grant, ReadOnly: true}}}})
+	fsCall(t, connect(t, srv, nil), []string{"read", grant + "/a.txt"}, []string{"read", grant + "/outlink/secret.txt"})
+	p.ForceFlush(context.Background())
+	got := c.Find(func(s tracingtest.Span) bool { return s.Name == "plugin.call fsprobe" && s.Attrs["mcpwasm.plugin.export"] == "call_tool" })
+	if len(got) != 1 {
+		t.Fatalf("plugin.call fsprobe spans: %+v", got)
+	}
+	ev := got[0].Events
+	if len(ev) != 1 || ev[0].Name != "mcpwasm.fs.refused" || !strings.Contains(fmt.Sprint(ev[0].Attrs["mcpwasm.fs.reason"]), "outlink/secret.txt") {
+		t.Fatalf("events: %+v", ev)
 	}
 }
