@@ -154,7 +154,9 @@ func TestFilesystemRefusalTraced(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "fsprobe", cfg: plugin.Config{Grants: []plugin.Grant{{Path: grant, ReadOnly: true}}}})
 	fsCall(t, connect(t, srv, nil), []string{"read", grant + "/a.txt"}, []string{"read", grant + "/outlink/secret.txt"})
 	p.ForceFlush(context.Background())
-	got := c.Find(func(s tracingtest.Span) bool { return s.Name == "plugin.call fsprobe" && s.Attrs["mcpwasm.plugin.export"] == "call_tool" })
+	got := c.Find(func(s tracingtest.Span) bool {
+		return s.Name == "plugin.call fsprobe" && s.Attrs["mcpwasm.plugin.export"] == "call_tool"
+	})
 	if len(got) != 1 {
 		t.Fatalf("plugin.call fsprobe spans: %+v", got)
 	}
