@@ -19,6 +19,7 @@ import (
 // declaration by go-sdk's rules; should go-sdk still refuse one (it panics),
 // nothing of the entry stays published and the refusal is returned.
 func (s *Server) AddEntry(e *registry.Entry) error {
+	s.noteChanges(e) // before go-sdk schedules its notice (filterListChanged reads the count)
 	err := registry.Guard(func() {
 		for _, t := range e.Tools {
 			s.mcp.AddTool(t.Def, s.toolHandler(t))
@@ -38,7 +39,6 @@ func (s *Server) AddEntry(e *registry.Entry) error {
 		return fmt.Errorf("plugin %q: go-sdk refused a declaration: %v", e.Plugin.Name(), err)
 	}
 	s.load.set(e.Plugin, true)
-	s.noteChanges(e)
 	return nil
 }
 

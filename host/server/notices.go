@@ -27,14 +27,12 @@ const (
 	kinds
 )
 
-var listMethods = map[string]listKind{"tools/list": toolList, "resources/list": resourceList,
-	"resources/templates/list": resourceList, "prompts/list": promptList}
-
 var changeNotices = map[string]listKind{"notifications/tools/list_changed": toolList,
 	"notifications/resources/list_changed": resourceList, "notifications/prompts/list_changed": promptList}
 
 // listState numbers the changes of each kind and remembers, per session,
-// the change each kind was last listed at.
+// the change each kind stood at when the session started (or at the end of
+// the initial load, if later).
 type listState struct {
 	mu       sync.Mutex
 	gen      [kinds]uint64
@@ -81,20 +79,6 @@ func (l *listState) initialized(ss *mcp.ServerSession) {
 		delete(l.sessions, ss)
 		l.mu.Unlock()
 	}()
-}
-
-// listed records that a session is listing: it will see every change so far.
-func (l *listState) listed(s mcp.Session, method string) {
-	ss, ok := s.(*mcp.ServerSession)
-	k, isList := listMethods[method]
-	if !ok || !isList {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if at := l.sessions[ss]; at != nil {
-		at[k] = l.gen[k]
-	}
 }
 
 // wanted reports whether a session needs a list_changed of kind k now.

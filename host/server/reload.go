@@ -115,7 +115,7 @@ func (s *Server) hold(next mcp.MethodHandler) mcp.MethodHandler {
 // Replace, Remove): it publishes every added entry, then withdraws what
 // the removed entries declared that no added entry declares again, so a
 // name served before and after is never missing in between. Clients that
-// listed a kind of list get one notifications/…/list_changed for it (go-sdk
+// initialized get one notifications/…/list_changed per kind changed (go-sdk
 // sends one per kind for changes less than 10 ms apart).
 //
 // An entry go-sdk refuses is not published (the registry checked it by

@@ -148,7 +148,6 @@ func (s *Server) waitReady(next mcp.MethodHandler) mcp.MethodHandler {
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
-			s.lists.listed(req.GetSession(), method)
 		case "tools/call", "resources/read", "prompts/get", "completion/complete", "resources/subscribe":
 			if err := s.awaitTarget(ctx, method, req); err != nil {
 				return nil, err
