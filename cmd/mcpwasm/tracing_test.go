@@ -23,7 +23,7 @@ const e2eTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
 func tracedStdio(t *testing.T, c *tracingtest.Collector, env []string, args ...string) (*mcp.ClientSession, *exec.Cmd, *bytes.Buffer) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir()}, args...)...)
-	cmd.Env = append(os.Environ(), append(env, "OTEL_BSP_SCHEDULE_DELAY_MS=3600000")...)
+	cmd.Env = append(os.Environ(), append(env, "OTEL_BSP_SCHEDULE_DELAY=3600000")...)
 	stderr := &bytes.Buffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

@@ -166,7 +166,7 @@ func Setup(c Config) (*Provider, error) {
 	if size <= 0 {
 		size = envInt(env, "OTEL_BSP_MAX_QUEUE_SIZE", DefaultQueueSize)
 	}
-	q := newQueue(exp, size, min(DefaultBatchSize, size), envDuration(env, "OTEL_BSP_SCHEDULE_DELAY_MS", DefaultBatchDelay), timeout, logger)
+	q := newQueue(exp, size, min(DefaultBatchSize, size), envDuration(env, "OTEL_BSP_SCHEDULE_DELAY", DefaultBatchDelay), timeout, logger)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), sdktrace.WithResource(res), sdktrace.WithSpanProcessor(q))
 	s := &state{tp: tp, tracer: tp.Tracer(ScopeName), q: q}
 	active.Store(s)
