@@ -88,3 +88,37 @@ func TestTracesFlushedAtSIGTERM(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	checkTrace(t, c, "e2e-config", stderr)
 }
+
+// TestReloadTraced: a SIGHUP reload is a plugin.reload span, naming its
+// cause, with the loads it made as children.
+func TestReloadTraced(t *testing.T) {
+	c := tracingtest.New(t)
+	dir := t.TempDir()
+	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	write := func(plugins string) {
+		text := "[server.tracing]\nendpoint = \"" + c.URL + "\"\n\n" + plugins
+		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("[[plugin]]\nname = \"one\"\npath = \"echo.wasm\"\n")
+	rs := startReload(t, nil, nil, "--config", cfg, "--watch=false")
+	write("[[plugin]]\nname = \"one\"\npath = \"echo.wasm\"\n\n[[plugin]]\nname = \"two\"\npath = \"echo.wasm\"\n")
+	if err := rs.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	rs.waitTools("one_echo,two_echo")
+	reload, ok := c.WaitFor(30*time.Second, func(s tracingtest.Span) bool { return s.Name == "plugin.reload" })
+	if !ok || reload.Attrs["mcpwasm.reload.cause"] != "SIGHUP" || reload.StatusError {
+		t.Fatalf("plugin.reload: %+v (all: %+v)", reload, c.Spans())
+	}
+	if _, ok := c.WaitFor(10*time.Second, func(s tracingtest.Span) bool {
+		return s.Name == "plugin.load two" && s.ParentSpanID == reload.SpanID
+	}); !ok {
+		t.Fatalf("no plugin.load two under the reload: %+v", c.Spans())
+	}
+	if got := c.Find(func(s tracingtest.Span) bool { return s.Name == "plugin.load one" && s.ParentSpanID == "" }); len(got) != 1 {
+		t.Errorf("the first load of one: %+v", got)
+	}
+}
