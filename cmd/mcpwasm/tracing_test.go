@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -120,5 +123,50 @@ func TestReloadTraced(t *testing.T) {
 	}
 	if got := c.Find(func(s tracingtest.Span) bool { return s.Name == "plugin.load one" && s.ParentSpanID == "" }); len(got) != 1 {
 		t.Errorf("the first load of one: %+v", got)
+	}
+}
+
+// TestUnreachableCollectorCounted: with nothing listening at the
+// endpoint, calls are answered and /metrics counts the spans lost.
+func TestUnreachableCollectorCounted(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := "http://" + ln.Addr().String()
+	ln.Close()
+	cfg := filepath.Join(t.TempDir(), "mcpwasm.toml")
+	if err := os.WriteFile(cfg, []byte("[server.tracing]\nendpoint = \""+endpoint+"\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	url, _, stderr := httpServeCmd(t, "--config", cfg, fixture.Path(t, "echo"))
+	base := strings.TrimSuffix(url, "/mcp")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for range 5 {
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{}}); err != nil || res.IsError {
+			t.Fatalf("echo: %v %v", res, err)
+		}
+	}
+	re := regexp.MustCompile(`(?m)^mcpwasm_trace_spans_lost_total\{reason="export_failed"\} (\d+)`)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		_, page := get(t, base+"/metrics", "")
+		if m := re.FindStringSubmatch(page); m != nil && m[1] != "0" {
+			if !strings.Contains(page, "mcpwasm_trace_spans_exported_total 0") {
+				t.Errorf("spans counted as exported to nothing:\n%s", page)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no lost spans counted:\n%s\nstderr:\n%s", page, stderr)
+		}
+	}
+	if !strings.Contains(stderr.String(), "trace export failed") {
+		t.Errorf("the export failure was not logged:\n%s", stderr)
 	}
 }
