@@ -16,7 +16,9 @@ import (
 
 // cmdValidate checks a config and the plugins it and the arguments name,
 // the way serve would load them — read, pinned, preflighted, compiled,
-// probed, their lists read and checked, collisions resolved — without
+// probed, their lists read and checked, collisions resolved — and what
+// serve checks before serving (serveChecks: key and token files, listen
+// addresses, the audit log; an unreachable JWKS is a warning), without
 // serving. It prints one line per plugin served and exits 0, or names
 // every problem on stderr and exits 1 (2 for a usage error).
 func cmdValidate(args []string, stdout, stderr io.Writer) int {
@@ -29,7 +31,13 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		noPrefix  = fs.Bool("no-prefix", false, "as serve: plugins given as arguments keep their declared names")
 		loadLimit = fs.Duration("load-timeout", 60*time.Second, "give up on a plugin not loaded this long after start")
 		roots     stringList
+		sc        serveChecks
+		of        opsFlags
 	)
+	fs.StringVar(&sc.httpAddr, "http", "", "as serve: check the HTTP listen address, authentication and limits")
+	fs.StringVar(&sc.keyFile, "state-key-file", "", "as serve: check the requestState key file")
+	fs.BoolVar(&sc.insecure, "insecure-no-auth", false, "as serve: allow a non-loopback --http without [server.auth]")
+	of.register(fs)
 	lf.register(fs)
 	rf.register(fs)
 	fs.Var(&roots, "root", "as serve: grant every plugin read-only access to DIR (repeatable)")
@@ -62,6 +70,11 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		fail(err)
 		return 2
 	}
+	sc.adminAddr, sc.auditLog = of.admin, of.auditLog
+	served, warnings := sc.run(context.Background(), cfg)
+	for _, w := range warnings {
+		fmt.Fprintln(stderr, "mcpwasm validate: warning:", w)
+	}
 	if base.Grants, err = rootGrants(append(roots, cfg.Server.Roots...)); err != nil {
 		fail(err)
 		return 1
@@ -82,6 +95,10 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 
 	ctx, cancel := context.WithTimeout(context.Background(), *loadLimit)
 	defer cancel()
+	problems = append(served, problems...)
+	for _, p := range served {
+		fail(p)
+	}
 	bad := len(problems)
 	reg := registry.New()
 	defer reg.Close(context.Background())

@@ -46,7 +46,12 @@ type AccessOptions struct {
 	// InsecureNoAuth allows serving beyond loopback without a Verifier.
 	InsecureNoAuth bool
 	// Rate and Burst bound each principal's requests (default 100/s, burst
-	// 200); a negative Rate means no bound.
+	// 200); a negative Rate means no bound. With the default Rate, an
+	// unauthenticated client connecting from a loopback address with no
+	// X-Forwarded-For or Forwarded header (a local process, not a proxy)
+	// is not rate limited: a loopback listener serves its own host, and
+	// 100 calls/s throttled local agents and benchmarks. Its concurrency and
+	// session bounds still apply. A Rate set explicitly applies to it too.
 	Rate  float64
 	Burst int
 	// SessionConcurrency and PrincipalConcurrency bound the POSTs handled
@@ -63,6 +68,9 @@ type AccessOptions struct {
 	// untrusted address in that header. Empty: the connection's peer.
 	// Limits key an IPv6 client by its /64.
 	TrustedProxies []netip.Prefix
+
+	// localUnlimited is set when Rate was left to its default (see Rate).
+	localUnlimited bool
 
 	// state, when set, is the buckets and counters shared by every
 	// handler protected with these options (see shared).
@@ -82,7 +90,7 @@ func (a AccessOptions) shared() AccessOptions {
 
 func (a *AccessOptions) defaults() {
 	if a.Rate == 0 {
-		a.Rate = 100
+		a.Rate, a.localUnlimited = 100, true
 	}
 	if a.Burst <= 0 {
 		a.Burst = 200
@@ -293,17 +301,21 @@ func (c *challenge) Write(b []byte) (int, error) {
 
 // limit applies the rate and concurrency bounds, then serves.
 func (a *access) limit(w http.ResponseWriter, r *http.Request, info *auth.TokenInfo) {
-	key, who := "ip:"+limitKey(a.clientIP(r)), ""
+	ip := a.clientIP(r)
+	key, who := "ip:"+limitKey(ip), ""
 	if info != nil {
 		key, who = "principal:"+info.UserID, info.UserID
 	}
+	unmetered := info == nil && a.o.localUnlimited && localPeer(r, ip)
 	counted := r.Method == http.MethodPost
 	sid := r.Header.Get("Mcp-Session-Id")
 	now := time.Now()
 	a.mu.Lock()
 	p := a.principal(key, now)
-	res := p.lim.ReserveN(now, 1)
-	if delay := res.DelayFrom(now); !res.OK() || delay > 0 {
+	if unmetered {
+		// not rate limited (see AccessOptions.Rate)
+	} else if res := p.lim.ReserveN(now, 1); !res.OK() || res.DelayFrom(now) > 0 {
+		delay := res.DelayFrom(now)
 		res.CancelAt(now)
 		a.mu.Unlock()
 		secs := int(math.Ceil(delay.Seconds()))
@@ -343,6 +355,14 @@ func (a *access) limit(w http.ResponseWriter, r *http.Request, info *auth.TokenI
 		}()
 	}
 	a.next.ServeHTTP(w, r)
+}
+
+// localPeer reports whether r comes straight from a process on this host:
+// a loopback client address, and no header saying a proxy forwarded it.
+func localPeer(r *http.Request, ip string) bool {
+	addr, err := netip.ParseAddr(ip)
+	return err == nil && addr.Unmap().IsLoopback() &&
+		r.Header.Get("X-Forwarded-For") == "" && r.Header.Get("Forwarded") == ""
 }
 
 // principal returns key's entry, made on first use. a.mu is held.

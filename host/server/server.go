@@ -118,7 +118,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		so.SubscribeHandler, so.UnsubscribeHandler = s.subscribe, s.unsubscribe
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.noteSessions, s.waitReady, s.track, s.hold, s.observe)
+	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.trimInitialize, s.noteSessions, s.waitReady, s.track, s.hold, s.observe)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	return s
 }

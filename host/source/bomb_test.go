@@ -28,7 +28,9 @@ func TestLayerUnpackMemoryBounded(t *testing.T) {
 	const max = 16 << 20
 	bomb := tarGz(t, map[string][]byte{"plugin.wasm": append([]byte("\x00asm\x01\x00\x00\x00"), make([]byte, 64<<20)...)})
 	var err error
-	n := allocated(func() { _, _, err = wasmInTar(bytes.NewReader(bomb), "application/vnd.oci.image.layer.v1.tar+gzip", max) })
+	n := allocated(func() {
+		_, _, err = wasmInTar(bytes.NewReader(bomb), "application/vnd.oci.image.layer.v1.tar+gzip", max)
+	})
 	if err == nil || !strings.Contains(err.Error(), "once decompressed") {
 		t.Fatalf("a 64 MiB module under a 16 MiB limit: %v", err)
 	}
@@ -40,7 +42,9 @@ func TestLayerUnpackMemoryBounded(t *testing.T) {
 	big := append([]byte("\x00asm\x01\x00\x00\x00"), make([]byte, size-8)...)
 	layer := tarGz(t, map[string][]byte{"plugin.wasm": big, "padding.bin": make([]byte, 2<<20)})
 	var w []byte
-	n = allocated(func() { w, _, err = wasmInTar(bytes.NewReader(layer), "application/vnd.oci.image.layer.v1.tar+gzip", max) })
+	n = allocated(func() {
+		w, _, err = wasmInTar(bytes.NewReader(layer), "application/vnd.oci.image.layer.v1.tar+gzip", max)
+	})
 	if err != nil || !bytes.Equal(w, big) {
 		t.Fatalf("a 12 MiB module under a 16 MiB limit: %v", err)
 	}

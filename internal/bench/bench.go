@@ -312,11 +312,6 @@ func (e *env) writeConfig(name, body string) (string, error) {
 	return p, os.WriteFile(p, []byte(body), 0o644)
 }
 
-// noRateLimit lifts the per-client request rate limit of [server.limits]:
-// all the load a benchmark or a soak makes comes from one address, which
-// the default limit (100 requests/s per IP) would throttle.
-const noRateLimit = "[server.limits]\nrate = -1\n"
-
 func pluginTOML(name, path string, extra ...string) string {
 	abs, err := filepath.Abs(path)
 	if err != nil {

@@ -183,7 +183,7 @@ func Soak(ctx context.Context, o SoakOptions) (*SoakReport, error) {
 	if e.tmp, err = os.MkdirTemp("", "mcpwasm-soak-"); err != nil {
 		return nil, err
 	}
-	cfgPath, err := e.writeConfig("soak", noRateLimit+cfg.String())
+	cfgPath, err := e.writeConfig("soak", cfg.String())
 	if err != nil {
 		return nil, err
 	}

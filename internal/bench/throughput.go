@@ -29,7 +29,7 @@ func (e *env) httpThroughput(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfgPath, err := e.writeConfig("http", noRateLimit+pluginTOML("wasm", echo))
+	cfgPath, err := e.writeConfig("http", pluginTOML("wasm", echo))
 	if err != nil {
 		return err
 	}
