@@ -252,6 +252,9 @@ func (r *reloader) apply(ctx context.Context, k string, s spec, id string) {
 	}
 	lctx, cancel := context.WithTimeout(ctx, r.ld.deadline)
 	defer cancel()
+	lctx, span := tracing.Start(lctx, "plugin.load "+s.cfg.Name, tracing.KeyPlugin, s.cfg.Name)
+	var err error
+	defer func() { span.End(err) }()
 	p, err := r.ld.rt.Load(lctx, s.cfg)
 	var ch *registry.Changes
 	if err == nil {

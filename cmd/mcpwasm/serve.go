@@ -20,6 +20,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/mcpwasm/mcpwasm/host/traceparent"
 )
 
@@ -301,6 +302,9 @@ func (l *loader) loadAll(ctx context.Context, specs []spec) {
 				return
 			}
 			start := time.Now()
+			dctx, span := tracing.Start(dctx, "plugin.load "+s.cfg.Name, tracing.KeyPlugin, s.cfg.Name)
+			var err error
+			defer func() { span.End(err) }()
 			p, err := l.rt.Load(dctx, s.cfg)
 			mu.Lock()
 			defer mu.Unlock()

@@ -116,13 +116,25 @@ func TestReloadTraced(t *testing.T) {
 	if !ok || reload.Attrs["mcpwasm.reload.cause"] != "SIGHUP" || reload.StatusError {
 		t.Fatalf("plugin.reload: %+v (all: %+v)", reload, c.Spans())
 	}
-	if _, ok := c.WaitFor(10*time.Second, func(s tracingtest.Span) bool {
+	load, ok := c.WaitFor(10*time.Second, func(s tracingtest.Span) bool {
 		return s.Name == "plugin.load two" && s.ParentSpanID == reload.SpanID
-	}); !ok {
+	})
+	if !ok {
 		t.Fatalf("no plugin.load two under the reload: %+v", c.Spans())
 	}
-	if got := c.Find(func(s tracingtest.Span) bool { return s.Name == "plugin.load one" && s.ParentSpanID == "" }); len(got) != 1 {
-		t.Errorf("the first load of one: %+v", got)
+	for _, name := range []string{"plugin.compile two", "plugin.call two"} {
+		if _, ok := c.WaitFor(10*time.Second, func(s tracingtest.Span) bool { return s.Name == name && s.ParentSpanID == load.SpanID }); !ok {
+			t.Errorf("no %s under plugin.load two: %+v", name, c.Spans())
+		}
+	}
+	// The first load, at start: a trace of its own, the plugin's
+	// compilation and its list_tools call inside.
+	first, ok := c.WaitFor(10*time.Second, func(s tracingtest.Span) bool { return s.Name == "plugin.load one" })
+	if !ok || first.ParentSpanID != "" {
+		t.Fatalf("the first load of one: %+v", first)
+	}
+	if got := c.Find(func(s tracingtest.Span) bool { return s.Name == "plugin.call one" && s.ParentSpanID == first.SpanID }); len(got) != 1 {
+		t.Errorf("plugin.call one (list_tools) under the first load: %+v", got)
 	}
 }
 

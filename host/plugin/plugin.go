@@ -140,7 +140,7 @@ func (e *LoadError) Unwrap() error { return e.Err }
 // ABI version. Tables without a maximum are capped.
 func (rt *Runtime) Load(ctx context.Context, cfg Config) (*Plugin, error) {
 	cfg.applyDefaults()
-	ctx, span := tracing.Start(ctx, "plugin.load "+cfg.Name, tracing.KeyPlugin, cfg.Name)
+	ctx, span := tracing.Start(ctx, "plugin.compile "+cfg.Name, tracing.KeyPlugin, cfg.Name)
 	p, err := rt.load(ctx, cfg)
 	if err != nil {
 		le := &LoadError{Plugin: cfg.Name, Source: cfg.Source, Err: err}

@@ -127,9 +127,9 @@ func TestRequestSpans(t *testing.T) {
 	if hp := inTrace(headerTrace, "plugin.call echo"); hp.ParentSpanID != h.SpanID {
 		t.Errorf("HTTP plugin.call parent %s, want %s", hp.ParentSpanID, h.SpanID)
 	}
-	if l := c.Find(func(s tracingtest.Span) bool { return s.Name == "plugin.load echo" }); len(l) != 1 ||
+	if l := c.Find(func(s tracingtest.Span) bool { return s.Name == "plugin.compile echo" }); len(l) != 1 ||
 		l[0].Attrs["mcpwasm.plugin.sha256"] != echoPlugin.Plugin.SHA256() || l[0].ParentSpanID != "" {
-		t.Errorf("plugin.load echo: %+v", l)
+		t.Errorf("plugin.compile echo: %+v", l)
 	}
 	if got := c.Find(func(s tracingtest.Span) bool { return s.Name == "initialize" }); len(got) == 0 {
 		t.Error("no span for initialize")
