@@ -13,7 +13,8 @@ import (
 )
 
 // accessOptions builds the HTTP authentication and limits from [server.auth]
-// and [server.limits], and the scope policy. The JWKS is fetched in the
+// and [server.limits], and the scope policy. The JWKS is fetched once now
+// (an unreachable issuer is logged, not fatal) and refreshed in the
 // background until ctx ends. Serving addr beyond loopback without
 // authentication is refused here, before anything loads.
 func accessOptions(ctx context.Context, addr string, cfg *config.Config, insecure bool, logger *slog.Logger) (server.AccessOptions, bearer.Policy, error) {

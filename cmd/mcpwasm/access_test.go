@@ -6,10 +6,12 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/testissuer"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -144,5 +146,64 @@ echo_echo = "echo"
 	md.Body.Close()
 	if md.StatusCode != 200 || !strings.Contains(string(body), `"authorization_servers":["`+iss.URL+`"]`) {
 		t.Fatalf("metadata: %d %s", md.StatusCode, body)
+	}
+}
+
+// An issuer that cannot be reached at start does not stop serve: the
+// failure is logged as an error, the server serves (refusing tokens it
+// cannot check), and the first token after the issuer answers fetches the
+// keys and is accepted.
+func TestServeOAuthIssuerDownAtStart(t *testing.T) {
+	iss := testissuer.New(t)
+	var up atomic.Bool
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		resp, err := http.Get(iss.JWKSURL)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		defer resp.Body.Close()
+		w.Header().Set("Content-Type", "application/json")
+		io.Copy(w, resp.Body)
+	}))
+	t.Cleanup(front.Close)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	const resource = "https://mcp.example.com/mcp"
+	os.WriteFile(cfg, []byte(fmt.Sprintf("[server.auth]\nresource = %q\n[server.auth.oauth]\nissuer = %q\njwks_url = %q\n",
+		resource, iss.URL, front.URL+"/jwks.json")), 0o600)
+	url, _, log := httpServeCmd(t, "--config", cfg, fixture.Path(t, "echo"))
+	if url == "" {
+		t.Fatal("serve did not serve with the issuer down")
+	}
+	if !strings.Contains(log.String(), "level=ERROR") || !strings.Contains(log.String(), "could not fetch the issuer's JWKS") {
+		t.Fatalf("the unreachable JWKS was not logged as an error:\n%s", log)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("no token, issuer down: %d, want 401", resp.StatusCode)
+	}
+
+	up.Store(true)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{iss.Sign(t, iss.Claims("alice", resource, ""))}}}, nil)
+	if err != nil {
+		t.Fatalf("a valid token once the issuer is up: %v\n%s", err, log)
+	}
+	defer cs.Close()
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"text": "hi"}}); err != nil || res.IsError {
+		t.Fatalf("echo: %+v, %v", res, err)
 	}
 }

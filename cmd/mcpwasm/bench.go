@@ -27,7 +27,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.ColdPlugins, "cold-plugins", "", "folder of ~10 plugins incl. a ~3 MB standard-Go one, for cold start and idle RSS (skipped if not given)")
 	fs.StringVar(&o.Fixtures, "fixtures", "", "folder with echo, spin, nap and recurse .wasm (default testdata/wasm)")
 	fs.BoolVar(&o.NoNode, "no-node", false, "do not install or measure the Node reference server")
-	soak := fs.Int("soak", 0, "instead of the figures, a soak of N tools/call requests per transport (stdio, HTTP), 5% to hostile fixtures; 100000 is the issue's size")
+	soak := fs.Int("soak", 0, "instead of the figures, a soak of N tools/call requests per transport (stdio, HTTP), 5% to hostile fixtures (docs/performance.md uses 100000)")
 	soakClients := fs.Int("soak-clients", 8, "--soak: concurrent clients (stdio goroutines, HTTP sessions)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mcpwasm bench [flags]   (run from the mcpwasm checkout, after testdata/build.sh)")

@@ -32,7 +32,7 @@ Usage:
   mcpwasm pull    [--config FILE] [--update] [oci://… | https://…]...
                                                    fetch registry and https plugins into the store, pin tags in mcpwasm.lock
   mcpwasm new     rust|go|tinygo|as DIR            write a ready-to-build plugin folder (one hello tool)
-  mcpwasm bench   [flags]                          side-by-side benchmark (issue 8); run from the checkout
+  mcpwasm bench   [flags]                          side-by-side benchmark (docs/performance.md); run from the checkout
   mcpwasm version
 
 With no plugins and no --config, serve runs the built-in example plugins.

@@ -161,3 +161,44 @@ func TestPullProgress(t *testing.T) {
 		t.Fatalf("progress written to a file: %q", buf.String())
 	}
 }
+
+// TestLockFileLocation: without a config, a tag given on the command line
+// is pinned in mcpwasm.lock in the store folder (the default one, or
+// --store's); with --config, beside the config, for the command line's
+// tags too (docs/security.md, "The lock file").
+func TestLockFileLocation(t *testing.T) {
+	cache := isolate(t)
+	reg := ocitest.New(t)
+	desc := reg.PushWasm(t, "plugins/echo", "1.0", readFixture(t, "echo"))
+	src := "oci://" + reg.Host() + "/plugins/echo:1.0"
+	pinned := func(path string) bool {
+		b, _ := os.ReadFile(path)
+		return strings.Contains(string(b), src+" "+desc.Digest.String())
+	}
+
+	if _, errOut, code := runCLI(t, "pull", src); code != 0 || !pinned(filepath.Join(cache, "mcpwasm", source.LockName)) {
+		t.Fatalf("pull without a config: exit %d, not pinned in the default store's lock\n%s", code, errOut)
+	}
+	storeDir := filepath.Join(t.TempDir(), "store")
+	if _, errOut, code := runCLI(t, "pull", "--store", storeDir, src); code != 0 || !pinned(filepath.Join(storeDir, source.LockName)) {
+		t.Fatalf("pull --store: exit %d, not pinned in %s\n%s", code, storeDir, errOut)
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	os.WriteFile(cfg, []byte("[sources]\nstore = \""+storeDir+"\"\n"), 0o600)
+	if _, errOut, code := runCLI(t, "pull", "--config", cfg, src); code != 0 || !pinned(filepath.Join(dir, source.LockName)) {
+		t.Fatalf("pull --config with a tag argument: exit %d, not pinned beside the config\n%s", code, errOut)
+	}
+}
+
+// TestOfflineNothingToServe: serve --offline with no source in the store
+// and nothing else to serve exits 2, naming the source and "no plugin to
+// serve", rather than serving an empty server (docs/security.md).
+func TestOfflineNothingToServe(t *testing.T) {
+	isolate(t)
+	src := "oci://127.0.0.1:1/plugins/never:1"
+	_, errOut, code := runCLI(t, "serve", "--offline", "--cache-dir", "off", src)
+	if code != 2 || !strings.Contains(errOut, src) || !strings.Contains(errOut, "mcpwasm pull") || !strings.Contains(errOut, "no plugin to serve") {
+		t.Fatalf("exit %d\n%s", code, errOut)
+	}
+}

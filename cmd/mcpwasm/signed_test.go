@@ -72,6 +72,12 @@ path = "`+foreign+`"
 	if code != 1 || !strings.Contains(errOut, "signature: verified with key "+filepath.Join(dir, "publisher.pub")) || strings.Count(errOut, "failed  ") != 2 {
 		t.Fatalf("pull: exit %d\n%s", code, errOut)
 	}
+	// Under if-signed, pull takes the unsigned one and says so, without
+	// claiming it is served: pull serves nothing.
+	_, errOut, code = runCLI(t, "pull", "--verify", "if-signed", "--key", filepath.Join(dir, "publisher.pub"), unsigned)
+	if code != 0 || !strings.Contains(errOut, "signature: unsigned") || strings.Contains(errOut, "served") {
+		t.Fatalf("pull if-signed: exit %d\n%s", code, errOut)
+	}
 	if _, errOut, code = runCLI(t, "validate", "--config", cfg); code == 0 || !strings.Contains(errOut, "t/foreign") {
 		t.Fatalf("validate: exit %d\n%s", code, errOut)
 	}

@@ -70,10 +70,11 @@ func (o *OAuth) Check() error {
 	return nil
 }
 
-// NewJWT starts a verifier: it fetches the JWKS in the background now and
-// refreshes it hourly, and when a token names an unknown key id (at most
-// every five minutes), until ctx ends. An issuer that cannot be reached is
-// logged, and tokens are refused until it can.
+// NewJWT starts a verifier: it fetches the JWKS now (waiting at most 10
+// seconds) and then refreshes it in the background hourly, and when a token
+// names an unknown key id (at most every five minutes), until ctx ends. An
+// issuer that cannot be reached is logged as an error and NewJWT returns
+// the verifier anyway: tokens are refused until a refresh succeeds.
 func NewJWT(ctx context.Context, o OAuth) (*JWT, error) {
 	if err := o.Check(); err != nil {
 		return nil, err

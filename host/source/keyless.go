@@ -51,7 +51,7 @@ func (k *Keyless) check() error {
 		}
 	}
 	if !KeylessAvailable {
-		return errors.New("keyless verification (identity, issuer, trusted_root) is not in this binary: build it with -tags sigstore (see README, Get plugins), or use a public key")
+		return errors.New("keyless verification (identity, issuer, trusted_root) is not in this binary: build it with -tags sigstore (see docs/security.md, registry plugins), or use a public key")
 	}
 	return loadTrustedRoot(k.TrustedRoot)
 }

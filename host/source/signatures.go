@@ -70,7 +70,7 @@ func (r *Resolver) signatures(ctx context.Context, repo *remote.Repository, ref 
 			if !(IsOffline(err) && p.Verify == IfSigned) {
 				return Signature{}, fetched, err
 			}
-			r.logger.Warn("plugin served without a signature check: offline, and its signatures were never fetched", "source", ref.Raw, "digest", d)
+			r.logger.Warn("plugin accepted without a signature check: offline, and its signatures were never fetched", "source", ref.Raw, "digest", d)
 			return Signature{State: "not checked", Note: "offline, never fetched; verify = if-signed"}, fetched, nil
 		}
 	}
@@ -95,7 +95,7 @@ func (r *Resolver) signatures(ctx context.Context, repo *remote.Repository, ref 
 		}
 	}
 	if sig.State == "unsigned" {
-		r.logger.Warn("unsigned plugin served (verify = if-signed)", "source", ref.Raw, "digest", d)
+		r.logger.Warn("unsigned plugin accepted (verify = if-signed)", "source", ref.Raw, "digest", d)
 	}
 	return sig, fetched, nil
 }

@@ -191,7 +191,7 @@ mod tests {
         let e = err(r#"{"value":1,"from":"kilometr","to":"m"}"#);
         assert!(e.starts_with("unknown unit \"kilometr\"; did you mean km (kilometre)?"), "{}", e);
         let e = err(r#"{"value":1,"from":"furlong","to":"m"}"#);
-        assert_eq!(e, "unknown unit \"furlong\". Call list_units to see every unit.");
+        assert_eq!(e, "unknown unit \"furlong\". The list_units tool lists every unit (clients see it as units_list_units when the plugin is named units and prefixed, as by default).");
         let e = err(r#"{"value":1,"from":"mb","to":"B"}"#);
         assert!(e.contains("ambiguous unit \"mb\"") && e.contains("MB (megabyte)") && e.contains("megabit"), "{}", e);
         let e = err(r#"{"value":1,"from":"kg","to":"m"}"#);

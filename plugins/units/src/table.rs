@@ -194,8 +194,14 @@ pub fn lookup(input: &str) -> Result<&'static Unit, String> {
     }
     let near = suggestions(&key);
     let hint = if near.is_empty() { ".".to_string() } else { format!("; did you mean {}?", near.join(", ")) };
-    Err(format!("unknown unit {:?}{} Call list_units to see every unit.", input, hint))
+    // A plugin does not know the name clients see its tools under (the host
+    // prefixes them with the plugin's name unless configured not to), so the
+    // hint names both forms.
+    Err(format!("unknown unit {:?}{} {}", input, hint, LIST_HINT))
 }
+
+/// How an unknown-unit error points to the list of units.
+pub const LIST_HINT: &str = "The list_units tool lists every unit (clients see it as units_list_units when the plugin is named units and prefixed, as by default).";
 
 /// Units whose spelling is within two edits of `key`, case-insensitively.
 fn suggestions(key: &str) -> Vec<String> {
