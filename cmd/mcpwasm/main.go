@@ -16,6 +16,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/mcpwasm/mcpwasm/host/confine"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -42,6 +44,7 @@ Run "mcpwasm <command> -h" for a command's flags.
 `
 
 func main() {
+	confine.ChildMain() // the ptrace target of validate --confine waits here
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -33,11 +33,12 @@ func (o *opsFlags) register(fs *flag.FlagSet) {
 // ops is what serve runs for its operator: the audit log, the metrics and
 // where the health and metrics endpoints are served.
 type ops struct {
-	admin   string // the admin listener's address, or ""
-	audit   *audit.Log
-	file    io.Closer // the audit file, if one was opened
-	metrics *metrics.Metrics
-	traces  *tracing.Provider // nil when tracing is off
+	admin     string // the admin listener's address, or ""
+	audit     *audit.Log
+	file      io.Closer // the audit file, if one was opened
+	auditPath string    // its path, or "" or "-"
+	metrics   *metrics.Metrics
+	traces    *tracing.Provider // nil when tracing is off
 }
 
 // newOps opens the audit log named by --audit-log or [server.audit] file
@@ -65,7 +66,7 @@ func newOps(f opsFlags, cfg *config.Config, stderr io.Writer) (*ops, error) {
 		if err != nil {
 			return nil, fmt.Errorf("audit log: %w", err)
 		}
-		w, o.file = file, file
+		w, o.file, o.auditPath = file, file, path
 	}
 	o.audit = audit.New(w, cfg.Server.Audit.Arguments)
 	return o, nil

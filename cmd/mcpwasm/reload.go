@@ -52,12 +52,14 @@ type reloader struct {
 	grants   *grantCache
 	fetch    *fetcher       // oci:// and https:// plugins
 	hup      chan os.Signal // SIGHUP, once listen was called
+	walls    *confineInputs // what the confinement in force derives from; nil when off
 
 	mu       sync.Mutex // one reload at a time
 	cfg      *config.Config
 	current  map[string]*servedVersion // what is loaded, by key (see keys)
 	failed   map[string]string         // key -> identity of the version that failed last
 	problems map[string]bool           // source problems reported, each once while it lasts
+	said     map[string]bool           // "restart needed" reported (confine.go)
 }
 
 // servedVersion is one loaded plugin and what it was loaded from.
@@ -185,6 +187,7 @@ func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched fu
 	}
 	specs, problems := collectWith(r.args, cfg, base, r.noPrefix, r.grants.open, r.fetch)
 	r.report(problems)
+	r.restartNeeded(cfg, specs, problems)
 	want := map[string]bool{}
 	ks := keys(specs)
 	for _, k := range ks {

@@ -52,7 +52,13 @@ func TestReloadHostileFolder(t *testing.T) {
 	rs.waitTools("echo_echo")
 
 	// A symlink swapped to point elsewhere, atomically (rename over it).
-	other := t.TempDir()
+	// The targets are below the watched folder (not served: folders are
+	// not searched): under the confinement, a link out of the folder's
+	// rules needs a restart (TestReloadUnderConfinement).
+	other := filepath.Join(dir, "elsewhere")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	copyFixture(t, "echo", filepath.Join(other, "a.wasm"))
 	copyFixture(t, "constant", filepath.Join(other, "b.wasm"))
 	link := filepath.Join(dir, "link.wasm")

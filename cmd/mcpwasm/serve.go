@@ -17,6 +17,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/confine"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
@@ -57,6 +58,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	rf.register(fs)
 	fs.Var(&hosts, "allowed-host", "HTTP: accept this Host header (name or name:port; repeatable); needed beyond loopback against DNS rebinding")
 	fs.Var(&roots, "root", "grant every plugin read-only access to DIR (repeatable); a client's roots narrow it further")
+	confineMode := confineFlag(fs)
 	benchNative := fs.Bool("bench-native-echo", false, "bench only: also serve native_echo, a native Go echo tool in this server (see mcpwasm bench)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mcpwasm serve [flags] [PLUGIN.wasm | DIR]...")
@@ -64,6 +66,11 @@ func cmdServe(args []string, stderr io.Writer) int {
 	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
+		return 2
+	}
+	mode, err := confine.ParseMode(*confineMode)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2
 	}
 	logger := newLogger(stderr, *logLevel)
@@ -161,6 +168,14 @@ func cmdServe(args []string, stderr io.Writer) int {
 		logger.Warn("[server.auth] applies to HTTP only; stdio is not authenticated")
 	}
 
+	// The second wall goes up before any plugin code runs (confine.go).
+	walls := confineInputs{cfg: cfg, args: pos, specs: specs, roots: roots, cacheDir: lf.cacheDir,
+		storeDir: rf.storeDir, audit: op.auditPath, listen: []string{*httpAddr, op.admin}}
+	if _, err := applyConfinement(mode, confinePolicy(walls), logger); err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 2
+	}
+
 	// Plugins load in the background: the handshake is answered at once;
 	// a request for a plugin's tool waits for that plugin, a list for all.
 	ld := &loader{rt: rt, reg: reg, srv: srv, logger: logger, deadline: *loadLimit, ops: op}
@@ -168,7 +183,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	defer cancelLoad()
 	// Then the reloader follows the files and SIGHUP (watch.go, reload.go).
 	rl := &reloader{ld: ld, args: pos, cfgPath: *cfgPath, cfg: cfg, lf: &lf, roots: roots,
-		noPrefix: *noPrefix, features: features, grants: grants, fetch: fetch}
+		noPrefix: *noPrefix, features: features, grants: grants, fetch: fetch, walls: walls.ifOn(mode)}
 	var w *watcher
 	rl.listen()
 	if *watch {

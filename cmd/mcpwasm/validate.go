@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/confine"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 )
@@ -33,6 +34,7 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		roots     stringList
 		sc        serveChecks
 		of        opsFlags
+		walls     = fs.Bool("confine", false, "apply serve's confinement (--confine=auto), load the plugins under it, then try what a compromised process would: read outside the rules, write into the plugin folder, exec, ptrace, connect; one line per attempt, exit 1 unless every one is refused")
 	)
 	fs.StringVar(&sc.httpAddr, "http", "", "as serve: check the HTTP listen address, authentication and limits")
 	fs.StringVar(&sc.keyFile, "state-key-file", "", "as serve: check the requestState key file")
@@ -86,12 +88,20 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		fail(p)
 	}
 	logger := newLogger(io.Discard, "error")
-	rt, err := newRuntime(&lf, logger)
+	rt, err := newRuntime(&lf, logger) // creates the compile cache's folder, as serve does before confining
 	if err != nil {
 		fail(err)
 		return 1
 	}
 	defer rt.Close(context.Background())
+	var check *confine.Check
+	if *walls {
+		if check, err = confineForCheck(pos, cfg, specs, roots, lf, rf, sc.httpAddr, of, stdout, stderr); err != nil {
+			fail(err)
+			return 1
+		}
+		defer check.Close()
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), *loadLimit)
 	defer cancel()
@@ -129,6 +139,11 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	}
 	if bad > 0 {
 		fmt.Fprintf(stderr, "mcpwasm validate: %d problem(s); %d plugin(s) would serve\n", bad, len(reg.Plugins()))
+	}
+	if check != nil && !runCheck(check, stdout, stderr) {
+		return 1
+	}
+	if bad > 0 {
 		return 1
 	}
 	return 0

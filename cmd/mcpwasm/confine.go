@@ -1,0 +1,350 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/confine"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/source"
+	"github.com/mcpwasm/mcpwasm/host/source/store"
+)
+
+// confineFlag registers --confine on fs.
+func confineFlag(fs *flag.FlagSet) *string {
+	return fs.String("confine", "auto", "after loading, confine this process with no_new_privs, Landlock and seccomp: auto (what the kernel supports), required (refuse to start without all of it) or off")
+}
+
+// confineInputs is what serve and validate know that the confinement
+// policy derives from.
+type confineInputs struct {
+	cfg      *config.Config
+	args     []string // plugin files and folders given as arguments
+	specs    []spec
+	roots    []string // --root
+	cacheDir string   // --cache-dir / [server] cache_dir ("" default, "off")
+	storeDir string   // --store
+	audit    string   // the audit log file, or ""
+	listen   []string // addresses serve listens on
+}
+
+// confinePolicy is what the process may still do once confined: read its
+// plugins, its config's folder and the secrets it names; write the
+// writable granted folders, the compile cache, the plugin store and the
+// audit log; listen on its addresses; connect to the ports the plugins'
+// network grants, the registries and the JWKS need.
+func confinePolicy(in confineInputs) confine.Policy {
+	var p confine.Policy
+	ro := func(paths ...string) {
+		for _, path := range paths {
+			if path != "" {
+				p.ReadOnly = append(p.ReadOnly, absPath(path))
+			}
+		}
+	}
+	rw := func(paths ...string) {
+		for _, path := range paths {
+			if path != "" {
+				p.ReadWrite = append(p.ReadWrite, absPath(path))
+			}
+		}
+	}
+	rel := func(path string) string {
+		if path == "" || filepath.IsAbs(path) || in.cfg.File == "" {
+			return path
+		}
+		return filepath.Join(filepath.Dir(in.cfg.File), path)
+	}
+	ports := map[uint16]bool{}
+	connect := func(port int) { ports[uint16(port)] = true }
+	// The config's folder, not the file: editors and Kubernetes ConfigMaps
+	// replace the file, and a rule on it would not follow the new one.
+	// Relative paths in the config (plugins, secrets, keys) are there too.
+	if in.cfg.File != "" {
+		ro(filepath.Dir(in.cfg.File))
+	}
+	for _, a := range in.args {
+		if !source.IsRemote(a) {
+			ro(a)
+		}
+	}
+	ro(in.roots...)
+	ro(in.cfg.Server.Roots...)
+	ro(rel(in.cfg.Server.StateKeyFile), rel(in.cfg.Server.Auth.TokensFile), rel(in.cfg.Sources.TrustedRoot))
+	for _, k := range in.cfg.Sources.Keys {
+		ro(rel(k))
+	}
+	for _, s := range in.specs {
+		if s.cfg.Source != "" && !source.IsRemote(s.cfg.Source) && !isBuiltin(s.cfg.Source) {
+			ro(s.cfg.Source)
+		}
+		for _, g := range s.cfg.Grants {
+			if g.ReadOnly {
+				ro(g.Path)
+			} else {
+				rw(g.Path)
+			}
+		}
+		for _, g := range s.cfg.Network.Grants {
+			addGrantPorts(g.Ports, g.Schemes, connect)
+		}
+	}
+	for _, pl := range in.cfg.Plugins {
+		for _, k := range pl.Keys {
+			ro(rel(k))
+		}
+		for _, v := range pl.Config {
+			ro(rel(v.File))
+		}
+		if source.IsRemote(pl.Path) {
+			connectURL(pl.Path, connect)
+		}
+	}
+	remote := false
+	for _, a := range in.args {
+		if source.IsRemote(a) {
+			remote = true
+			connectURL(a, connect)
+		}
+	}
+	for _, pl := range in.cfg.Plugins {
+		remote = remote || source.IsRemote(pl.Path)
+	}
+	if remote {
+		dir := in.storeDir
+		if dir == "" {
+			dir = rel(in.cfg.Sources.Store)
+		}
+		if dir == "" {
+			dir = store.DefaultDir()
+		}
+		rw(dir)
+		if in.cfg.File != "" {
+			rw(source.LockFor(in.cfg.File))
+		}
+		connect(443) // keyless verification reaches Sigstore over https
+	}
+	switch in.cacheDir {
+	case "off":
+	case "":
+		rw(plugin.DefaultCacheDir())
+	default:
+		rw(in.cacheDir)
+	}
+	if in.audit != "" && in.audit != "-" {
+		rw(in.audit)
+	}
+	if o := in.cfg.Server.Auth.OAuth; o != nil {
+		connectURL(o.JWKSURL, connect)
+	}
+	for _, addr := range in.listen {
+		if addr == "" {
+			continue
+		}
+		_, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			port = addr
+		}
+		if n, err := net.LookupPort("tcp", port); err == nil {
+			p.BindTCP = append(p.BindTCP, uint16(n))
+		}
+	}
+	if len(ports) > 0 {
+		ports[53] = true // DNS answers too long for UDP come over TCP
+		// Registries and the JWKS are fetched through the environment's
+		// proxy, when there is one.
+		for _, env := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"} {
+			connectURL(os.Getenv(env), connect)
+		}
+	}
+	for port := range ports {
+		p.ConnectTCP = append(p.ConnectTCP, port)
+	}
+	return p
+}
+
+// addGrantPorts adds the ports a [[plugin.net]] grant may reach: its
+// ports, else its schemes' defaults (https only when none is given).
+func addGrantPorts(ports []int, schemes []string, connect func(int)) {
+	for _, port := range ports {
+		connect(port)
+	}
+	if len(ports) > 0 {
+		return
+	}
+	if len(schemes) == 0 {
+		schemes = []string{"https"}
+	}
+	for _, s := range schemes {
+		if s == "http" {
+			connect(80)
+		} else {
+			connect(443)
+		}
+	}
+}
+
+// connectURL adds the port of an oci://, https:// or http:// address.
+func connectURL(raw string, connect func(int)) {
+	if raw != "" && !strings.Contains(raw, "://") {
+		raw = "http://" + raw // a proxy given as host:port
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return
+	}
+	if port := u.Port(); port != "" {
+		if n, err := strconv.Atoi(port); err == nil {
+			connect(n)
+		}
+		return
+	}
+	if u.Scheme == "http" {
+		connect(80)
+		return
+	}
+	connect(443)
+}
+
+func isBuiltin(src string) bool { return len(src) > 9 && src[:9] == "built-in " }
+
+// applyConfinement confines the process per mode and logs what was
+// enforced, and once what the kernel could not. It returns the policy in
+// force (the zero Policy and false when nothing was applied).
+func applyConfinement(mode confine.Mode, p confine.Policy, logger *slog.Logger) (confine.Report, error) {
+	r, err := confine.Apply(p, mode)
+	if err != nil {
+		return r, err
+	}
+	if mode == confine.Off {
+		logger.Warn("confinement off (--confine=off): a sandbox escape would reach everything this user can")
+		return r, nil
+	}
+	logger.Info("process confined", "enforced", r.String(), "landlock_abi", r.LandlockABI,
+		"read_only", len(p.ReadOnly), "read_write", len(p.ReadWrite), "bind_tcp", p.BindTCP, "connect_tcp", p.ConnectTCP)
+	for _, m := range r.Missing {
+		logger.Warn("confinement: not enforced by this kernel", "what", m)
+	}
+	return r, nil
+}
+
+// ifOn returns the inputs the confinement in force was built from, or nil
+// when mode is off (a reload then has nothing to check).
+func (in confineInputs) ifOn(mode confine.Mode) *confineInputs {
+	if mode == confine.Off {
+		return nil
+	}
+	return &in
+}
+
+// restartNeeded logs, once each, what a reload needs that the confinement
+// in force does not allow — a path outside its rules, a new port — and
+// the files a reload could not read because of it: confinement cannot be
+// widened, so these take effect at the next start.
+func (r *reloader) restartNeeded(cfg *config.Config, specs []spec, problems []error) {
+	if r.walls == nil {
+		return
+	}
+	if r.said == nil {
+		r.said = map[string]bool{}
+	}
+	say := func(what string) {
+		if !r.said[what] {
+			r.said[what] = true
+			r.ld.logger.Warn("restart needed: the confinement in force does not allow it", "needs", what)
+		}
+	}
+	now := *r.walls
+	now.cfg, now.specs = cfg, specs
+	for _, what := range confinePolicy(*r.walls).Lacks(confinePolicy(now)) {
+		say(what)
+	}
+	for _, err := range problems {
+		var pe *fs.PathError
+		if errors.As(err, &pe) && errors.Is(err, fs.ErrPermission) {
+			if target, err := filepath.EvalSymlinks(pe.Path); err == nil && target != pe.Path {
+				say("read " + target + " (link " + pe.Path + ")")
+			} else {
+				say("read " + pe.Path)
+			}
+		}
+	}
+}
+
+// confineForCheck prepares validate --confine's attempts and confines the
+// process as serve would with the same config and plugins.
+func confineForCheck(args []string, cfg *config.Config, specs []spec, roots []string, lf limitFlags, rf remoteFlags,
+	httpAddr string, of opsFlags, stdout, stderr io.Writer) (*confine.Check, error) {
+	audit, flagged := of.auditLog, of.auditLog != ""
+	if !flagged {
+		audit = cfg.Server.Audit.File
+		if audit != "" && audit != "-" && !filepath.IsAbs(audit) && cfg.File != "" {
+			audit = filepath.Join(filepath.Dir(cfg.File), audit)
+		}
+	}
+	if httpAddr == "" {
+		httpAddr = cfg.Server.HTTP
+	}
+	admin := of.admin
+	if admin == "" {
+		admin = cfg.Server.Admin
+	}
+	p := confinePolicy(confineInputs{cfg: cfg, args: args, specs: specs, roots: roots, cacheDir: lf.cacheDir, // the runtime's
+		storeDir: rf.storeDir, audit: audit, listen: []string{httpAddr, admin}})
+	check, err := confine.PrepareCheck(p, pluginFolder(args, specs))
+	if err != nil {
+		return nil, fmt.Errorf("confinement check: %w", err)
+	}
+	r, err := confine.Apply(p, confine.Auto)
+	if err != nil {
+		check.Close()
+		return nil, err
+	}
+	fmt.Fprintf(stdout, "confined: %s (Landlock ABI %d)\n", r, r.LandlockABI)
+	for _, m := range r.Missing {
+		fmt.Fprintf(stderr, "mcpwasm validate: confinement: not enforced by this kernel: %s\n", m)
+	}
+	check.Report = r
+	return check, nil
+}
+
+// pluginFolder is the folder the write attempt targets: the first folder
+// argument, else the folder of the first plugin file.
+func pluginFolder(args []string, specs []spec) string {
+	for _, a := range args {
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			return absPath(a)
+		}
+	}
+	for _, s := range specs {
+		if s.cfg.Source != "" && !source.IsRemote(s.cfg.Source) && !isBuiltin(s.cfg.Source) {
+			return filepath.Dir(absPath(s.cfg.Source))
+		}
+	}
+	return ""
+}
+
+// runCheck makes the attempts and prints one line each; true if every
+// attempt was refused by the wall that should refuse it.
+func runCheck(c *confine.Check, stdout, stderr io.Writer) bool {
+	ok := true
+	for _, a := range c.Run() {
+		fmt.Fprintln(stdout, a)
+		ok = ok && a.Refused
+	}
+	if !ok {
+		fmt.Fprintln(stderr, "mcpwasm validate: confinement check failed: an attempt was not refused (FAILED lines)")
+	}
+	return ok
+}

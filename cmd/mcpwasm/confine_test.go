@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/netguard"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Confinement is irreversible, so every test here confines a child
+// process (the built binary), never the test process.
+
+// TestValidateConfine: validate --confine loads the plugins under serve's
+// confinement, then every attempt a compromised process would make is
+// refused, each by the wall that should refuse it. Dropping a rule (say
+// execve from confine.Denied) turns that line into FAILED and the exit
+// code into 1.
+func TestValidateConfine(t *testing.T) {
+	dir := t.TempDir()
+	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	cmd := exec.Command(binary, "validate", "--confine", "--cache-dir", t.TempDir(), dir)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	out := stdout.String()
+	if err != nil {
+		t.Fatalf("validate --confine: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
+	}
+	want := []string{
+		`(?m)^confined: no_new_privs,landlock-fs,landlock-tcp,landlock-scoped,seccomp \(Landlock ABI \d+\)$`,
+		`(?m)^ok  echo  `, // loaded under the confinement
+		`(?m)^refused  read \S+: .*permission denied \(Landlock\)$`,
+		`(?m)^refused  write into ` + regexp.QuoteMeta(dir) + `: .*permission denied \(Landlock\)$`,
+		`(?m)^refused  exec \S+: .*operation not permitted \(seccomp\)$`,
+		`(?m)^refused  ptrace child \d+: operation not permitted \(seccomp\)$`,
+		`(?m)^refused  connect tcp 127\.0\.0\.1:\d+: .*permission denied \(Landlock\)$`,
+		`(?m)^refused  connect mptcp 127\.0\.0\.1:\d+: .*operation not permitted \(seccomp\)$`,
+	}
+	for _, re := range want {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("no line matching %s\nstdout:\n%s\nstderr:\n%s", re, out, stderr.String())
+		}
+	}
+	if strings.Contains(out, "FAILED") {
+		t.Errorf("an attempt was not refused:\n%s", out)
+	}
+	// Nothing was left behind in the plugin folder.
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("plugin folder now holds %d entries, want only echo.wasm", len(entries))
+	}
+}
+
+// TestServeConfinedProcStatus: a serving process is confined by default —
+// /proc/PID/status shows NoNewPrivs 1 and Seccomp 2 (filter) — and still
+// answers a call; with --confine=off both are 0 (the control: the test
+// tells the two apart).
+func TestServeConfinedProcStatus(t *testing.T) {
+	for _, tc := range []struct {
+		mode             string
+		nnp, seccomp     string
+		logConfinedOrOff string
+	}{
+		{"", "1", "2", "process confined"}, // the default
+		{"required", "1", "2", "process confined"},
+		{"off", "0", "0", "confinement off"},
+	} {
+		t.Run("confine="+tc.mode, func(t *testing.T) {
+			args := []string{fixture.Path(t, "echo")}
+			if tc.mode != "" {
+				args = append(args, "--confine", tc.mode)
+			}
+			url, cmd, stderr := httpServeCmd(t, args...)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "confine"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+			if err != nil {
+				t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
+			}
+			defer cs.Close()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"text": "walls"}})
+			if err != nil || res.IsError {
+				t.Fatalf("echo under confinement: %+v, %v\nstderr:\n%s", res, err, stderr)
+			}
+			status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", cmd.Process.Pid))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for field, want := range map[string]string{"NoNewPrivs": tc.nnp, "Seccomp": tc.seccomp} {
+				m := regexp.MustCompile(`(?m)^` + field + `:\s+(\d+)$`).FindStringSubmatch(string(status))
+				if m == nil || m[1] != want {
+					t.Errorf("/proc/PID/status %s = %v, want %s\n%s", field, m, want, status)
+				}
+			}
+			if !strings.Contains(stderr.String(), tc.logConfinedOrOff) {
+				t.Errorf("no %q in the log:\n%s", tc.logConfinedOrOff, stderr)
+			}
+		})
+	}
+}
+
+// TestReloadUnderConfinement: a plugin file new in the config's folder
+// loads on reload (the folder is in the rules); one in a folder outside
+// every rule, or a link to one, is not readable, and the log says a
+// restart is needed, naming the path.
+func TestReloadUnderConfinement(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	if err := os.WriteFile(cfg, []byte("[[plugin]]\npath = \"echo.wasm\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs := startReload(t, nil, nil, "--config", cfg)
+	rs.waitLog("process confined", "seccomp")
+	rs.waitTools("echo_echo")
+
+	copyFixture(t, "constant", filepath.Join(dir, "constant.wasm"))
+	if err := os.WriteFile(cfg, []byte("[[plugin]]\npath = \"echo.wasm\"\n\n[[plugin]]\npath = \"constant.wasm\"\nprefix = false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs.waitTools("a,b,echo_echo")
+
+	far := filepath.Join(outside, "far.wasm")
+	copyFixture(t, "constant", far)
+	if err := os.WriteFile(cfg, []byte("[[plugin]]\npath = \"echo.wasm\"\n\n[[plugin]]\npath = \""+far+"\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs.waitLog("restart needed", "read "+far)
+	rs.waitTools("echo_echo")
+
+	// A link in the folder to a file outside it: not readable either.
+	far2 := filepath.Join(outside, "far2.wasm")
+	copyFixture(t, "constant", far2)
+	if err := os.Symlink(far2, filepath.Join(dir, "link.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, []byte("[[plugin]]\npath = \"echo.wasm\"\n\n[[plugin]]\npath = \"link.wasm\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rs.waitLog("restart needed", "read "+far2, "link ")
+	rs.waitTools("echo_echo")
+}
+
+// TestConfineFlagChecked: an unknown --confine value is a usage error,
+// not a silent default.
+func TestConfineFlagChecked(t *testing.T) {
+	out, err := exec.Command(binary, "serve", "--confine", "on", fixture.Path(t, "echo")).CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), `--confine "on": want auto, required or off`) {
+		t.Fatalf("serve --confine on: %v\n%s", err, out)
+	}
+}
+
+// TestConfinePolicy: the policy serve derives from its config: the
+// config's folder and plugins readable, writable grants and the cache
+// writable, bind on the listen ports, connect only to what grants,
+// registries and the JWKS need (and DNS over TCP).
+func TestConfinePolicy(t *testing.T) {
+	dir := t.TempDir()
+	cfgFile := filepath.Join(dir, "mcpwasm.toml")
+	toml := `[server.auth]
+resource = "https://mcp.example"
+
+[server.auth.oauth]
+issuer = "https://issuer.example"
+jwks_url = "https://issuer.example:8444/jwks"
+
+[[plugin]]
+path = "oci://registry.example:5000/acme/tool:1.0"
+
+[[plugin]]
+path = "echo.wasm"
+[[plugin.net]]
+hosts = ["api.example.com"]
+[[plugin.net]]
+hosts = ["10.0.0.1"]
+ports = [6379]
+schemes = ["http"]
+`
+	if err := os.WriteFile(cfgFile, []byte(toml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Load(cfgFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rwDir := t.TempDir()
+	s := spec{cfg: plugin.Config{Source: filepath.Join(dir, "echo.wasm"), Grants: []plugin.Grant{{Path: rwDir}}}}
+	s.cfg.Network.Grants = []netguard.Grant{{Hosts: []string{"api.example.com"}}, {Hosts: []string{"10.0.0.1"}, Ports: []int{6379}, Schemes: []string{"http"}}}
+	cache := t.TempDir()
+	p := confinePolicy(confineInputs{cfg: cfg, specs: []spec{s}, cacheDir: cache, storeDir: filepath.Join(dir, "store"),
+		listen: []string{"127.0.0.1:8080", "", ":9090"}})
+	for _, c := range []struct {
+		path  string
+		write bool
+		want  bool
+	}{
+		{filepath.Join(dir, "new.toml"), false, true},
+		{filepath.Join(dir, "echo.wasm"), true, false},
+		{filepath.Join(rwDir, "out.txt"), true, true},
+		{filepath.Join(cache, "x"), true, true},
+		{filepath.Join(dir, "store", "blob"), true, true},
+		{"/etc/passwd", false, false},
+	} {
+		if got := p.Allows(c.path, c.write); got != c.want {
+			t.Errorf("Allows(%s, write=%v) = %v, want %v", c.path, c.write, got, c.want)
+		}
+	}
+	slices.Sort(p.ConnectTCP)
+	if want := []uint16{53, 443, 5000, 6379, 8444}; !slices.Equal(p.ConnectTCP, want) {
+		t.Errorf("ConnectTCP = %v, want %v", p.ConnectTCP, want)
+	}
+	if want := []uint16{8080, 9090}; !slices.Equal(p.BindTCP, want) {
+		t.Errorf("BindTCP = %v, want %v", p.BindTCP, want)
+	}
+	// Nothing to reach: no TCP connect at all.
+	bare := confinePolicy(confineInputs{cfg: &config.Config{}, cacheDir: "off"})
+	if len(bare.ConnectTCP) != 0 || bare.ConnectAnyTCP {
+		t.Errorf("a server reaching nothing may connect to %v (any: %v)", bare.ConnectTCP, bare.ConnectAnyTCP)
+	}
+}
