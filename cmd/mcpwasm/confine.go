@@ -36,6 +36,7 @@ type confineInputs struct {
 	cacheDir string   // --cache-dir / [server] cache_dir ("" default, "off")
 	storeDir string   // --store
 	audit    string   // the audit log file, or ""
+	traces   string   // the trace collector's URL, or ""
 	listen   []string // addresses serve listens on
 }
 
@@ -43,7 +44,7 @@ type confineInputs struct {
 // plugins, its config's folder and the secrets it names; write the
 // writable granted folders, the compile cache, the plugin store and the
 // audit log; listen on its addresses; connect to the ports the plugins'
-// network grants, the registries and the JWKS need.
+// network grants, the registries, the JWKS and the trace collector need.
 func confinePolicy(in confineInputs) confine.Policy {
 	var p confine.Policy
 	ro := func(paths ...string) {
@@ -148,6 +149,7 @@ func confinePolicy(in confineInputs) confine.Policy {
 	if o := in.cfg.Server.Auth.OAuth; o != nil {
 		connectURL(o.JWKSURL, connect)
 	}
+	connectURL(in.traces, connect) // the OTLP collector ([server.tracing], OTEL_*)
 	for _, addr := range in.listen {
 		if addr == "" {
 			continue

@@ -225,6 +225,11 @@ schemes = ["http"]
 	if want := []uint16{8080, 9090}; !slices.Equal(p.BindTCP, want) {
 		t.Errorf("BindTCP = %v, want %v", p.BindTCP, want)
 	}
+	// A trace collector: its port, and DNS.
+	traced := confinePolicy(confineInputs{cfg: &config.Config{}, cacheDir: "off", traces: "http://collector:4318/v1/traces"})
+	if slices.Sort(traced.ConnectTCP); !slices.Equal(traced.ConnectTCP, []uint16{53, 4318}) {
+		t.Errorf("tracing: ConnectTCP = %v, want [53 4318]", traced.ConnectTCP)
+	}
 	// Nothing to reach: no TCP connect at all.
 	bare := confinePolicy(confineInputs{cfg: &config.Config{}, cacheDir: "off"})
 	if len(bare.ConnectTCP) != 0 || bare.ConnectAnyTCP {

@@ -170,7 +170,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 
 	// The second wall goes up before any plugin code runs (confine.go).
 	walls := confineInputs{cfg: cfg, args: pos, specs: specs, roots: roots, cacheDir: lf.cacheDir,
-		storeDir: rf.storeDir, audit: op.auditPath, listen: []string{*httpAddr, op.admin}}
+		storeDir: rf.storeDir, audit: op.auditPath, traces: op.traces.Endpoint(), listen: []string{*httpAddr, op.admin}}
 	if _, err := applyConfinement(mode, confinePolicy(walls), logger); err != nil {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2

@@ -92,7 +92,8 @@ var Protocols = []string{"http/protobuf", "grpc"}
 
 // state is the active exporter; nil when tracing is off.
 type state struct {
-	tp     *sdktrace.TracerProvider
+	endpoint string
+	tp       *sdktrace.TracerProvider
 	tracer trace.Tracer
 	q      *queue
 }
@@ -168,7 +169,7 @@ func Setup(c Config) (*Provider, error) {
 	}
 	q := newQueue(exp, size, min(DefaultBatchSize, size), envDuration(env, "OTEL_BSP_SCHEDULE_DELAY", DefaultBatchDelay), timeout, logger)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), sdktrace.WithResource(res), sdktrace.WithSpanProcessor(q))
-	s := &state{tp: tp, tracer: tp.Tracer(ScopeName), q: q}
+	s := &state{endpoint: endpoint, tp: tp, tracer: tp.Tracer(ScopeName), q: q}
 	active.Store(s)
 	logger.Info("exporting traces", "endpoint", endpointForLog(endpoint), "protocol", protocol,
 		"service", name, "queue", size)
@@ -183,6 +184,15 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 	}
 	active.CompareAndSwap(p.s, nil)
 	return p.s.tp.Shutdown(ctx)
+}
+
+// Endpoint is the URL spans are sent to ("" for a nil Provider), for the
+// process's confinement to let it through.
+func (p *Provider) Endpoint() string {
+	if p == nil {
+		return ""
+	}
+	return p.s.endpoint
 }
 
 // ForceFlush exports what is queued, within ctx.
