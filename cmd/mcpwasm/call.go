@@ -138,7 +138,7 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	for _, g := range tool.Plugin.Config().Grants {
 		mounts = append(mounts, abi.Mount{Path: g.Path, ReadOnly: g.ReadOnly})
 	}
-	res := tool.Call(ctx, registry.CallRequest{Arguments: json.RawMessage(argsJSON), Mounts: mounts})
+	res := tool.Call(ctx, registry.CallRequest{Arguments: json.RawMessage(argsJSON), Invocation: registry.Invocation{Mounts: mounts}})
 	out, _ := json.MarshalIndent(res, "", "  ")
 	fmt.Fprintln(stdout, string(out))
 	if res.IsError {

@@ -61,7 +61,7 @@ func New(o Options) *Metrics {
 		reg: prometheus.NewRegistry(),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: Namespace, Name: "calls_total",
-			Help: "Guest calls (tools/call, resources/read, prompts/get) by plugin, method, tool (the tool, prompt, resource URI or, for a read through a template, the template) and outcome: ok, tool_error (the tool answered isError itself), an ABI error category, or error (a protocol error outside the sandbox).",
+			Help: "Guest calls (tools/call, resources/read, prompts/get, completion/complete) by plugin, method, tool (the tool, prompt, resource URI or, for a read through a template, the template) and outcome: ok, tool_error (the tool answered isError itself), an ABI error category, or error (a protocol error outside the sandbox).",
 		}, []string{"plugin", "method", "tool", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: Namespace, Name: "call_duration_seconds",

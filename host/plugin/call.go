@@ -27,18 +27,34 @@ func (p *Plugin) MaxInput() int {
 	return int(p.cfg.MemoryLimit) - (kernelMinPages+1)*pageSize
 }
 
+// CallOptions are what one call brings beside its export and input.
+type CallOptions struct {
+	// Mounts are the folders the guest sees, each at its own host path.
+	// Each must be one of the plugin's grants or a folder inside one (a
+	// read-write mount inside a read-write grant); it is opened through
+	// the grant's handle, never by path. None: no filesystem.
+	Mounts []abi.Mount
+	// Callbacks receives what the guest sends its client; nil drops it.
+	Callbacks Callbacks
+	// Record, if set, is filled with what happened in the sandbox.
+	Record *CallRecord
+}
+
 // Invoke runs export in a fresh instance with input, under the plugin's time
 // limit and concurrency bound, and returns the guest's output. A non-nil
-// *Error describes any failure; the output is then nil.
-//
-// ctx carries the caller's cancellation (a client's cancel request or a
-// dropped connection) and, through WithCallbacks, where guest notifications
-// go.
+// *Error describes any failure; the output is then nil. It is InvokeWith
+// with no options: no folders, nowhere to report.
 func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out []byte, cerr *Error) {
+	return p.InvokeWith(ctx, export, input, CallOptions{})
+}
+
+// InvokeWith is Invoke with the call's options. ctx carries the caller's
+// cancellation (a client's cancel request or a dropped connection).
+func (p *Plugin) InvokeWith(ctx context.Context, export string, input []byte, co CallOptions) (out []byte, cerr *Error) {
 	ctx, span := tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
 	var o outcome
 	defer func() {
-		recordFrom(ctx).note(out, cerr)
+		co.Record.note(out, cerr)
 		if span != nil {
 			oc, msg := "ok", ""
 			if cerr != nil {
@@ -79,7 +95,7 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out [
 	}
 	defer res.Release()
 
-	out, o = p.run(callCtx, export, input, res)
+	out, o = p.run(callCtx, export, input, res, co)
 	o.cancelled = errors.Is(ctx.Err(), context.Canceled)
 	if e := classify(o); e != nil {
 		return nil, e
@@ -101,7 +117,7 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 		return nil, 0, rerr
 	}
 	defer res.Release()
-	out, o := p.run(callCtx, export, input, res)
+	out, o := p.run(callCtx, export, input, res, CallOptions{})
 	rc := o.rc
 	o.rc = 0 // a version probe returns its answer as the code
 	if e := classify(o); e != nil {
@@ -112,14 +128,14 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 
 // run instantiates, calls and discards one instance, its memories drawn
 // from res.
-func (p *Plugin) run(ctx context.Context, export string, input []byte, res *memalloc.Reservation) (out []byte, o outcome) {
+func (p *Plugin) run(ctx context.Context, export string, input []byte, res *memalloc.Reservation, co CallOptions) (out []byte, o outcome) {
 	o.timeoutMs = p.cfg.Timeout.Milliseconds()
 	o.memLimit = p.cfg.MemoryLimit
 	stdout := &capWriter{max: guestOutputCap}
 	stderr := &capWriter{max: guestOutputCap}
 	mem := &memWatch{inner: res, limit: p.cfg.MemoryLimit}
 	exit := &exitWatch{}
-	st := &callState{}
+	st := &callState{cb: co.Callbacks}
 
 	defer func() {
 		if r := recover(); r != nil {
@@ -135,7 +151,7 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 			o.cpu = st.cpu.Used()
 		}
 		o.ctxErr = ctx.Err()
-		p.logGuestOutput(ctx, export, stdout, stderr)
+		p.logGuestOutput(ctx, co.Callbacks, export, stdout, stderr)
 	}()
 
 	// The guest computes only while it holds a CPU slot (see cpusched).
@@ -146,11 +162,12 @@ func (p *Plugin) run(ctx context.Context, export string, input []byte, res *mema
 	}
 	defer turn.Release() // before the deferred report above reads Used
 	st.cpu = turn
-	ctx = p.withNet(withCallState(ctx, st))
+	st.net = p.newNetCall()
+	ctx = withCallState(ctx, st)
 
 	mc := p.moduleConfig(ctx, stdout, stderr)
-	if mounts := mountsFrom(ctx); len(mounts) > 0 {
-		fsc, closer, err := mountFS(mounts, p.cfg.Grants, p.fsRefusals(ctx))
+	if len(co.Mounts) > 0 {
+		fsc, closer, err := mountFS(co.Mounts, p.cfg.Grants, p.fsRefusals(ctx))
 		if err != nil {
 			o.err, o.rc = hostFailure{fmt.Errorf("mounting the granted folders: %w", err)}, 1
 			return nil, o
@@ -220,8 +237,7 @@ func sleepCtx(ctx context.Context, ns int64) {
 // logGuestOutput writes what the guest printed to the server log, and sends
 // it to the client as debug-level log messages (one per line, counted
 // against the call's log limit, so a flood is cut off).
-func (p *Plugin) logGuestOutput(ctx context.Context, export string, stdout, stderr *capWriter) {
-	cb := callbacksFrom(ctx)
+func (p *Plugin) logGuestOutput(ctx context.Context, cb Callbacks, export string, stdout, stderr *capWriter) {
 	for _, s := range []struct {
 		name string
 		w    *capWriter

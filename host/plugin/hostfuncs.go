@@ -27,16 +27,13 @@ type Callbacks interface {
 	Notify(ctx context.Context, function string, payload json.RawMessage) error
 }
 
-type callbacksKey struct{}
-
-// WithCallbacks returns a context whose guest calls report to cb.
-func WithCallbacks(ctx context.Context, cb Callbacks) context.Context {
-	return context.WithValue(ctx, callbacksKey{}, cb)
-}
-
+// callbacksFrom returns where the running call's guest reports (see
+// CallOptions), or nil.
 func callbacksFrom(ctx context.Context) Callbacks {
-	cb, _ := ctx.Value(callbacksKey{}).(Callbacks)
-	return cb
+	if st := callStateFrom(ctx); st != nil {
+		return st.cb
+	}
+	return nil
 }
 
 // maxHostPayload bounds what one host-function call may hand the host.

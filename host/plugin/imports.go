@@ -28,6 +28,7 @@ var servedTypes = func() map[[2]string]wasmbin.FuncType {
 	}
 	add(abi.NamespaceUser, hostFunctions())
 	add(abi.NamespaceKernel, netFunctions())
+	add(abi.NamespaceKernel, kernelFunctions())
 	return m
 }()
 

@@ -8,6 +8,7 @@ import (
 	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/host/internal/cpusched"
 	"github.com/mcpwasm/mcpwasm/host/internal/wasmbin"
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
 )
 
@@ -72,10 +73,15 @@ var interruptOptions = wasmbin.InterruptOptions{
 // reports it as stack_overflow.
 var errStackOverflow = errors.New("stack overflow: the call stack passed its limit")
 
-// callState is what the interruption host functions know of their call.
+// callState is what the host functions know of their call: the one value
+// a call's context carries for them.
 type callState struct {
 	growFailed atomic.Bool    // a memory.grow failed during the call
 	cpu        *cpusched.Turn // the call's hold on a CPU slot
+	cb         Callbacks      // where the guest reports (CallOptions.Callbacks), or nil
+	net        *netCall       // the call's HTTP requests (net.go)
+	// kernel are the instance's kernel functions once looked up (kernel.go).
+	kernel [kernelFuncs]api.Function
 }
 
 type callStateKey struct{}

@@ -1,7 +1,6 @@
 package plugin
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,21 +11,6 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/sandboxfs"
 	"github.com/tetratelabs/wazero"
 )
-
-type mountsKey struct{}
-
-// WithMounts returns a context whose guest calls see exactly these folders,
-// each at its own host path. Each must be one of the plugin's grants or a
-// folder inside one (a read-write mount inside a read-write grant); it is
-// opened through the grant's handle, never by path.
-func WithMounts(ctx context.Context, m []abi.Mount) context.Context {
-	return context.WithValue(ctx, mountsKey{}, m)
-}
-
-func mountsFrom(ctx context.Context) []abi.Mount {
-	m, _ := ctx.Value(mountsKey{}).([]abi.Mount)
-	return m
-}
 
 // Canonical returns the absolute, symlink-free, clean form of a folder path,
 // the form grants and roots are compared in.

@@ -49,8 +49,8 @@ func TestSwappedGrantIsNotMounted(t *testing.T) {
 
 				in, _ := json.Marshal(map[string]any{"request": map[string]any{"name": "fs",
 					"arguments": map[string]any{"ops": [][]string{{"read", filepath.Join(grant, "a.txt")}}}}})
-				ctx := plugin.WithMounts(context.Background(), []abi.Mount{{Path: grant, ReadOnly: true}})
-				out, cerr := p.Invoke(ctx, abi.ExportCallTool, in)
+				out, cerr := p.InvokeWith(context.Background(), abi.ExportCallTool, in,
+					plugin.CallOptions{Mounts: []abi.Mount{{Path: grant, ReadOnly: true}}})
 				if cerr != nil || !strings.Contains(string(out), "from-the-granted-folder") || strings.Contains(string(out), "another") {
 					t.Fatalf("want the granted folder's file, got %s, %+v", out, cerr)
 				}
@@ -68,8 +68,8 @@ func TestMountOutsideGrantsRefused(t *testing.T) {
 	must(t, err)
 	p := loadIn(t, rt, "fsprobe", plugin.Config{Grants: []plugin.Grant{g}})
 	for _, m := range []abi.Mount{{Path: filepath.Dir(base), ReadOnly: true}, {Path: base, ReadOnly: false}} {
-		ctx := plugin.WithMounts(context.Background(), []abi.Mount{m})
-		_, cerr := p.Invoke(ctx, abi.ExportCallTool, []byte(`{"request":{"name":"fs","arguments":{"ops":[]}}}`))
+		_, cerr := p.InvokeWith(context.Background(), abi.ExportCallTool, []byte(`{"request":{"name":"fs","arguments":{"ops":[]}}}`),
+			plugin.CallOptions{Mounts: []abi.Mount{m}})
 		if cerr == nil || !strings.Contains(cerr.Message, "not inside a folder granted") {
 			t.Errorf("mount %+v: %+v", m, cerr)
 		}

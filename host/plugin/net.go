@@ -36,11 +36,19 @@ var netImports = map[string]bool{"http_request": true, "http_status_code": true,
 // maxRequestJSON bounds http_request's request object.
 const maxRequestJSON = 1 << 20
 
-// renameNetImports moves a module's network imports into netNamespace.
-func renameNetImports(wasm []byte) ([]byte, error) {
+// renameServedImports moves a module's network imports into netNamespace
+// and its kernel imports that Extism serves through a trampoline into
+// kernelNamespace (kernel.go).
+func renameServedImports(wasm []byte) ([]byte, error) {
 	out, _, err := wasmbin.RenameImports(wasm, func(mod, name string) (string, bool) {
-		if mod == abi.NamespaceKernel && netImports[name] {
+		if mod != abi.NamespaceKernel {
+			return "", false
+		}
+		if netImports[name] {
 			return netNamespace, true
+		}
+		if _, ok := kernelIndex[name]; ok {
+			return kernelNamespace, true
 		}
 		return "", false
 	})
@@ -55,16 +63,16 @@ type netCall struct {
 	headers map[string]string // the last response's headers, nil before any
 }
 
-type netCallKey struct{}
-
-// withNet gives a call its own request count and last-response state.
-func (p *Plugin) withNet(ctx context.Context) context.Context {
-	return context.WithValue(ctx, netCallKey{}, &netCall{call: p.net.NewCall(), limits: p.net.Limits()})
+// newNetCall gives a call its own request count and last-response state.
+func (p *Plugin) newNetCall() *netCall {
+	return &netCall{call: p.net.NewCall(), limits: p.net.Limits()}
 }
 
 func netCallFrom(ctx context.Context) *netCall {
-	nc, _ := ctx.Value(netCallKey{}).(*netCall)
-	return nc
+	if st := callStateFrom(ctx); st != nil {
+		return st.net
+	}
+	return nil
 }
 
 // readBlock returns the kernel block at handle: a copy when it is at most

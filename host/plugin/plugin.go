@@ -181,7 +181,7 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 	if err := checkServedImports(mod); err != nil {
 		return nil, err
 	}
-	if patched, err = renameNetImports(patched); err != nil {
+	if patched, err = renameServedImports(patched); err != nil {
 		return nil, err
 	}
 	if cfg.Interrupts == InterruptPoints {
@@ -243,7 +243,7 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 	compiled, err := extism.NewCompiledPlugin(rt.compileContext(ctx), manifest, extism.PluginConfig{
 		RuntimeConfig: rt.runtimeConfig(cfg.MemoryLimit, cfg.Interrupts),
 		EnableWasi:    needsWASI,
-	}, append(append(hostFunctions(), interruptFunctions()...), netFunctions()...))
+	}, append(append(append(hostFunctions(), interruptFunctions()...), netFunctions()...), kernelFunctions()...))
 	rt.compileMu.Unlock()
 	if err != nil {
 		roots.Close()

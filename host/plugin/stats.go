@@ -1,7 +1,6 @@
 package plugin
 
 import (
-	"context"
 	"sync/atomic"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -74,26 +73,13 @@ func (p *Plugin) SHA256() string { return p.digest }
 
 // CallRecord tells a caller what happened in the sandbox during a call,
 // whatever the layers above make of it (a failed resource read reaches the
-// client as a message, without its category). Invoke fills the record its
-// context carries (see WithRecord).
+// client as a message, without its category). InvokeWith fills the record
+// its CallOptions name.
 type CallRecord struct {
 	// Category is the failure's category; empty when the call succeeded.
 	Category abi.ErrorCategory
 	// OutputBytes is the size of the guest's output.
 	OutputBytes int
-}
-
-type recordKey struct{}
-
-// WithRecord returns a context whose Invoke fills r. One record is meant
-// for one call; a second Invoke with the same context overwrites it.
-func WithRecord(ctx context.Context, r *CallRecord) context.Context {
-	return context.WithValue(ctx, recordKey{}, r)
-}
-
-func recordFrom(ctx context.Context) *CallRecord {
-	r, _ := ctx.Value(recordKey{}).(*CallRecord)
-	return r
 }
 
 func (r *CallRecord) note(out []byte, err *Error) {

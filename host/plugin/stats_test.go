@@ -128,12 +128,12 @@ func TestCallRecord(t *testing.T) {
 	}
 	t.Cleanup(func() { rt.Close(context.Background()) })
 	var rec plugin.CallRecord
-	ctx := plugin.WithRecord(context.Background(), &rec)
-	out, cerr := loadIn(t, rt, "echo", plugin.Config{}).Invoke(ctx, abi.ExportCallTool, []byte(`{"request":{"name":"echo","arguments":{}},"context":{}}`))
+	ctx, co := context.Background(), plugin.CallOptions{Record: &rec}
+	out, cerr := loadIn(t, rt, "echo", plugin.Config{}).InvokeWith(ctx, abi.ExportCallTool, []byte(`{"request":{"name":"echo","arguments":{}},"context":{}}`), co)
 	if cerr != nil || rec.Category != "" || rec.OutputBytes != len(out) || len(out) == 0 {
 		t.Fatalf("echo: record %+v, output %d bytes, err %v", rec, len(out), cerr)
 	}
-	_, cerr = loadIn(t, rt, "trap", plugin.Config{}).Invoke(ctx, abi.ExportCallTool, []byte(`{}`))
+	_, cerr = loadIn(t, rt, "trap", plugin.Config{}).InvokeWith(ctx, abi.ExportCallTool, []byte(`{}`), co)
 	if cerr == nil || rec.Category != abi.ErrTrap || rec.OutputBytes != 0 {
 		t.Fatalf("trap: record %+v, err %v", rec, cerr)
 	}

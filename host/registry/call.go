@@ -17,12 +17,9 @@ import (
 type CallRequest struct {
 	// Arguments is the client's arguments object, verbatim (may be empty).
 	Arguments json.RawMessage
-	// Meta is the request's _meta, verbatim.
-	Meta map[string]any
-	// ID is the JSON-RPC id, when the transport exposes it.
-	ID any
-	// Mounts are the folders the guest may use in this call.
-	Mounts []abi.Mount
+	// Invocation is the rest: the request's id and _meta (which the guest
+	// also gets as params._meta), its mounts, callbacks and record.
+	Invocation
 }
 
 type callParams struct {
@@ -51,7 +48,7 @@ func (t *Tool) Call(ctx context.Context, req CallRequest) *mcp.CallToolResult {
 			Params callParams `json:"params"`
 		}{params})
 	} else {
-		cc := withRequestInfo(ctx, abi.Context{ID: req.ID, Meta: req.Meta, Plugin: t.Plugin.Name(), Tool: t.Declared, Mounts: req.Mounts})
+		cc := req.RequestInfo.context(abi.Context{Plugin: t.Plugin.Name(), Tool: t.Declared, Mounts: req.Mounts})
 		cc.DeadlineMs = t.Plugin.Config().Timeout.Milliseconds()
 		if d, ok := ctx.Deadline(); ok {
 			if left := time.Until(d).Milliseconds(); left < cc.DeadlineMs {
@@ -70,10 +67,7 @@ func (t *Tool) Call(ctx context.Context, req CallRequest) *mcp.CallToolResult {
 	if t.legacy {
 		export = abi.ExportCall
 	}
-	if len(req.Mounts) > 0 {
-		ctx = plugin.WithMounts(ctx, req.Mounts)
-	}
-	out, cerr := t.Plugin.Invoke(ctx, export, input)
+	out, cerr := t.Plugin.InvokeWith(ctx, export, input, req.options())
 	if cerr != nil {
 		return t.errorResult(cerr)
 	}

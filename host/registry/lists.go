@@ -35,8 +35,8 @@ func read(ctx context.Context, p *plugin.Plugin, opts AddOptions) (*Entry, error
 }
 
 // envelope encodes an export's input: the MCP params and the host context.
-func envelope(ctx context.Context, p *plugin.Plugin, params any, cc abi.Context) ([]byte, error) {
-	cc = withRequestInfo(ctx, cc)
+func envelope(info RequestInfo, p *plugin.Plugin, params any, cc abi.Context) ([]byte, error) {
+	cc = info.context(cc)
 	cc.Plugin = p.Name()
 	return json.Marshal(struct {
 		Request any         `json:"request"`
@@ -57,7 +57,7 @@ func readList(ctx context.Context, p *plugin.Plugin, export, key string, paged b
 				params["cursor"] = cursor
 			}
 			var err error
-			if input, err = envelope(ctx, p, params, abi.Context{}); err != nil {
+			if input, err = envelope(RequestInfo{}, p, params, abi.Context{}); err != nil {
 				return nil, err
 			}
 		}

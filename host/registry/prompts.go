@@ -76,12 +76,12 @@ func (r *Registry) LookupPrompt(name string) (*Prompt, bool) {
 
 // Get runs the plugin's get_prompt. A failure is a Go error (a JSON-RPC
 // error for the client).
-func (pr *Prompt) Get(ctx context.Context, args map[string]string) (*mcp.GetPromptResult, error) {
-	in, err := envelope(ctx, pr.Plugin, map[string]any{"name": pr.Declared, "arguments": args}, abi.Context{})
+func (pr *Prompt) Get(ctx context.Context, args map[string]string, inv Invocation) (*mcp.GetPromptResult, error) {
+	in, err := envelope(inv.RequestInfo, pr.Plugin, map[string]any{"name": pr.Declared, "arguments": args}, abi.Context{})
 	if err != nil {
 		return nil, err
 	}
-	out, cerr := pr.Plugin.Invoke(ctx, abi.ExportGetPrompt, in)
+	out, cerr := pr.Plugin.InvokeWith(ctx, abi.ExportGetPrompt, in, inv.options())
 	if cerr != nil {
 		if cerr.Category == abi.ErrGuest && strings.Contains(strings.ToLower(cerr.Message), "not found") {
 			return nil, fmt.Errorf("prompt %q: %w (%s)", pr.Def.Name, ErrNotFound, cerr.Message)
@@ -97,7 +97,7 @@ func (pr *Prompt) Get(ctx context.Context, args map[string]string) (*mcp.GetProm
 
 // Complete routes a completion/complete to the plugin owning the referenced
 // prompt or template. Plugins without a complete export offer nothing.
-func (r *Registry) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+func (r *Registry) Complete(ctx context.Context, params *mcp.CompleteParams, inv Invocation) (*mcp.CompleteResult, error) {
 	empty := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
 	if params == nil || params.Ref == nil {
 		return empty, nil
@@ -126,11 +126,11 @@ func (r *Registry) Complete(ctx context.Context, params *mcp.CompleteParams) (*m
 	}
 	req := *params
 	req.Ref = &ref
-	in, err := envelope(ctx, p, &req, abi.Context{})
+	in, err := envelope(inv.RequestInfo, p, &req, abi.Context{})
 	if err != nil {
 		return nil, err
 	}
-	out, cerr := p.Invoke(ctx, abi.ExportComplete, in)
+	out, cerr := p.InvokeWith(ctx, abi.ExportComplete, in, inv.options())
 	if cerr != nil {
 		return nil, fmt.Errorf("completion by plugin %q failed: %s", p.Name(), cerr.Message)
 	}

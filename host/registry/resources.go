@@ -196,19 +196,16 @@ var ErrNotFound = errors.New("not found")
 
 // ReadResource reads uri from the plugin that owns it. A guest failure is a
 // Go error: resources answer failures with JSON-RPC errors, not results.
-func (r *Registry) ReadResource(ctx context.Context, uri string, mounts []abi.Mount) (*mcp.ReadResourceResult, error) {
+func (r *Registry) ReadResource(ctx context.Context, uri string, inv Invocation) (*mcp.ReadResourceResult, error) {
 	p, ok := r.ResourceOwner(uri)
 	if !ok {
 		return nil, fmt.Errorf("resource %q: %w", uri, ErrNotFound)
 	}
-	if len(mounts) > 0 {
-		ctx = plugin.WithMounts(ctx, mounts)
-	}
-	in, err := envelope(ctx, p, map[string]string{"uri": uri}, abi.Context{Mounts: mounts})
+	in, err := envelope(inv.RequestInfo, p, map[string]string{"uri": uri}, abi.Context{Mounts: inv.Mounts})
 	if err != nil {
 		return nil, err
 	}
-	out, cerr := p.Invoke(ctx, abi.ExportReadResource, in)
+	out, cerr := p.InvokeWith(ctx, abi.ExportReadResource, in, inv.options())
 	if cerr != nil {
 		if cerr.Category == abi.ErrGuest && strings.Contains(strings.ToLower(cerr.Message), "not found") {
 			return nil, fmt.Errorf("resource %q: %w (%s)", uri, ErrNotFound, cerr.Message)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -47,7 +48,7 @@ func (s *Server) codes(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		res, err, replaced := encodable(method, req, res, err)
 		if replaced {
-			s.logger.WarnContext(ctx, "answer could not be encoded; sent a replacement", "method", method, "err", clip([]byte(err.Error())))
+			s.logger.WarnContext(ctx, "answer could not be encoded; sent a replacement", "method", method, "err", transport.Clip([]byte(err.Error())))
 		}
 		return res, err
 	}

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // drainState counts the requests that run guest code. Once Drain starts,
@@ -64,27 +63,8 @@ func (d *drainState) start() <-chan struct{} {
 	return d.idle
 }
 
-// guestMethods are the requests that run guest code, which Drain waits for.
-var guestMethods = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true,
-	"completion/complete": true}
-
 // errShuttingDown answers a request that arrives after Drain began.
 var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"}
-
-// track is the receiving middleware that counts guest requests in and out,
-// and refuses new ones once Drain began.
-func (s *Server) track(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if !guestMethods[method] {
-			return next(ctx, method, req)
-		}
-		if !s.drain.begin() {
-			return nil, errShuttingDown
-		}
-		defer s.drain.end()
-		return next(ctx, method, req)
-	}
-}
 
 // Drain stops admitting requests that run guest code (tool calls, resource
 // reads, prompts, completions; they are answered "the server is shutting

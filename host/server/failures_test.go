@@ -194,3 +194,73 @@ func TestDroppedHTTPRequestStopsGuest(t *testing.T) {
 		t.Fatal("the guest kept running after its HTTP request went away")
 	}
 }
+
+// TestDroppedHTTPRequestStopsReadAndPrompt: the same as
+// TestDroppedHTTPRequestStopsGuest for resources/read and prompts/get,
+// which before the one guest-request path (guest.go) ran on to their time
+// limit (only the tool handler linked the HTTP request's context).
+func TestDroppedHTTPRequestStopsReadAndPrompt(t *testing.T) {
+	for _, tc := range []struct{ method, params string }{
+		{"resources/read", `{"uri":"hang://r"}`},
+		{"prompts/get", `{"name":"hang"}`},
+	} {
+		t.Run(tc.method, func(t *testing.T) {
+			srv, _ := newServer(t, false, loadSpec{name: "hang", cfg: plugin.Config{Timeout: 30 * time.Second}})
+			hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{}))
+			defer hs.Close()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(context.Background(),
+				&mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			body := `{"jsonrpc":"2.0","id":99,"method":"` + tc.method + `","params":` + tc.params + `}`
+			req, _ := http.NewRequestWithContext(ctx, "POST", hs.URL, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Session-Id", cs.ID())
+			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			dctx, dcancel := context.WithTimeout(context.Background(), 15*time.Second)
+			defer dcancel()
+			srv.Drain(dctx)
+			if dctx.Err() != nil {
+				t.Fatalf("the %s guest kept running after its HTTP request went away", tc.method)
+			}
+		})
+	}
+}
+
+// TestCancellationStopsReadAndPrompt: a client's notifications/cancelled
+// stops a resource read and a prompt as it stops a tool call.
+func TestCancellationStopsReadAndPrompt(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "hang", cfg: plugin.Config{Timeout: 30 * time.Second}})
+	cs := connect(t, srv, nil)
+	for name, call := range map[string]func(context.Context) error{
+		"read": func(ctx context.Context) error {
+			_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "hang://r"})
+			return err
+		},
+		"prompt": func(ctx context.Context) error {
+			_, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "hang"})
+			return err
+		},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+		if err := call(ctx); err == nil {
+			t.Fatalf("%s: a cancelled request must return an error to the canceller", name)
+		}
+	}
+	dctx, dcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer dcancel()
+	srv.Drain(dctx)
+	if dctx.Err() != nil {
+		t.Fatal("a cancelled guest kept running")
+	}
+}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -87,27 +88,25 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 	if !ok {
 		return nil, resourceNotFound(req.Params.URI)
 	}
-	cb := s.callbacksFor(req.Session, req.Params.GetProgressToken(), p, req.Params.URI)
-	cb.caps = req.ClientCapabilities()
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	if err := s.startRoundTrip(cb, req, req.ProtocolVersion(), resourceTarget(req.Params.URI), nil,
-		req.Params.InputResponses, req.Params.RequestState, stop); err != nil {
+	g, err := s.open(ctx, req, openSpec{plugin: p, name: req.Params.URI, target: resourceTarget(req.Params.URI),
+		meta: req.Params.Meta, token: req.Params.GetProgressToken(),
+		responses: req.Params.InputResponses, state: req.Params.RequestState})
+	if err != nil {
 		return nil, err
 	}
-	ctx = registry.WithRequestInfo(ctx, requestInfo(req.Extra, req.Params.Meta, cb.caps))
-	ctx = plugin.WithCallbacks(ctx, cb)
+	defer g.stop()
+	ctx, cb := g.ctx, g.cb
 	var res *mcp.ReadResourceResult
-	mounts, ok, err := s.callMounts(ctx, p, req.Session, cb.caps, req.ProtocolVersion() >= modernProtocol, cb.roundTrip)
+	ok, err = s.mount(g, req, p)
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "could not learn the client's roots: " + err.Error()}
 	}
 	if !ok {
 		cb.roundTrip.need(rootsInputID, &mcp.ListRootsParams{})
 	} else {
-		res, err = s.reg.ReadResource(ctx, req.Params.URI, mounts)
+		res, err = s.reg.ReadResource(ctx, req.Params.URI, g.inv)
 	}
-	if reqs, state, serr := cb.roundTrip.state(); serr != nil || reqs != nil {
+	if reqs, state, serr := g.roundTripNeeded(); serr != nil || reqs != nil {
 		if serr != nil {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: serr.Error()}
 		}
@@ -121,7 +120,7 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 	}
 	if err != nil {
 		// The URI is the client's (and the error may quote it): clipped.
-		s.logger.InfoContext(ctx, "resource read failed", "uri", clip([]byte(req.Params.URI)), "err", clip([]byte(err.Error())))
+		s.logger.InfoContext(ctx, "resource read failed", "uri", transport.Clip([]byte(req.Params.URI)), "err", transport.Clip([]byte(err.Error())))
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	return guestResource(res), nil
@@ -129,19 +128,17 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 
 func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-		cb := s.callbacksFor(req.Session, req.Params.GetProgressToken(), pr.Plugin, pr.Def.Name)
-		cb.caps = req.ClientCapabilities()
-		ctx, stop := context.WithCancel(ctx)
-		defer stop()
 		args, _ := json.Marshal(req.Params.Arguments)
-		if err := s.startRoundTrip(cb, req, req.ProtocolVersion(), promptTarget(pr.Def.Name), args,
-			req.Params.InputResponses, req.Params.RequestState, stop); err != nil {
+		g, err := s.open(ctx, req, openSpec{plugin: pr.Plugin, name: pr.Def.Name, target: promptTarget(pr.Def.Name),
+			args: args, meta: req.Params.Meta, token: req.Params.GetProgressToken(),
+			responses: req.Params.InputResponses, state: req.Params.RequestState})
+		if err != nil {
 			return nil, err
 		}
-		ctx = registry.WithRequestInfo(ctx, requestInfo(req.Extra, req.Params.Meta, cb.caps))
-		ctx = plugin.WithCallbacks(ctx, cb)
-		res, err := pr.Get(ctx, req.Params.Arguments)
-		if reqs, state, serr := cb.roundTrip.state(); serr != nil || reqs != nil {
+		defer g.stop()
+		ctx, cb := g.ctx, g.cb
+		res, err := pr.Get(ctx, req.Params.Arguments, g.inv)
+		if reqs, state, serr := g.roundTripNeeded(); serr != nil || reqs != nil {
 			if serr != nil {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: serr.Error()}
 			}
@@ -163,8 +160,16 @@ func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
 }
 
 func (s *Server) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
-	ctx = registry.WithRequestInfo(ctx, requestInfo(req.Extra, req.Params.Meta, req.ClientCapabilities()))
-	res, err := s.reg.Complete(ctx, req.Params)
+	var meta mcp.Meta
+	if req.Params != nil {
+		meta = req.Params.Meta
+	}
+	g, err := s.open(ctx, req, openSpec{meta: meta, noCallbacks: true})
+	if err != nil {
+		return nil, err
+	}
+	defer g.stop()
+	res, err := s.reg.Complete(g.ctx, req.Params, g.inv)
 	if err != nil {
 		code := int64(jsonrpc.CodeInternalError)
 		if errors.Is(err, registry.ErrNotFound) {

@@ -207,11 +207,11 @@ func TestFsPlugin(t *testing.T) {
 	// session would have.
 	t.Run("read_resource_with_mounts", func(t *testing.T) {
 		mounts := []abi.Mount{{Path: g, ReadOnly: true}, {Path: rw}}
-		ctx := plugin.WithMounts(context.Background(), mounts)
+		ctx := context.Background()
 		invoke := func(uri string) (string, string) {
 			in, _ := json.Marshal(map[string]any{"request": map[string]string{"uri": uri},
 				"context": abi.Context{Plugin: "fs", Mounts: mounts}})
-			out, cerr := p.Invoke(ctx, abi.ExportReadResource, in)
+			out, cerr := p.InvokeWith(ctx, abi.ExportReadResource, in, plugin.CallOptions{Mounts: mounts})
 			msg := ""
 			if cerr != nil {
 				msg = cerr.Message

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -145,7 +146,7 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 		// Our own Host check below includes go-sdk's loopback rule.
 		DisableLocalhostProtection: len(o.AllowedHosts) > 0,
 	})
-	g := &httpGuard{srv: s, o: o, next: withRequestID(h, o.MaxBodyBytes),
+	g := &httpGuard{srv: s, o: o, next: transport.WithRequestID(h, o.MaxBodyBytes),
 		origins: http.NewCrossOriginProtection(), budget: o.MaxBodyBytesInFlight}
 	g.inner = s.protect(http.HandlerFunc(g.serveBody), o.Access)
 	return g

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -47,7 +48,7 @@ func (s *Server) startRoundTrip(cb *callbacks, req mcp.Request, version, target 
 		// The keys are the client's: log how many, and a few, clipped.
 		some := make([]string, 0, maxLoggedKeys)
 		for _, k := range rt.ignored[:min(len(rt.ignored), maxLoggedKeys)] {
-			some = append(some, clip([]byte(k)))
+			some = append(some, transport.Clip([]byte(k)))
 		}
 		s.logger.Debug("ignoring inputResponses this server did not ask for", "target", target,
 			"count", len(rt.ignored), "keys", some)
@@ -62,7 +63,7 @@ const maxLoggedKeys = 8
 
 // requestInfo is what the guest serving req is told about it.
 func requestInfo(extra *mcp.RequestExtra, meta mcp.Meta, caps *mcp.ClientCapabilities) registry.RequestInfo {
-	info := registry.RequestInfo{ID: requestID(extra), Meta: guestMetaIn(meta)}
+	info := registry.RequestInfo{ID: transport.RequestID(extra), Meta: guestMetaIn(meta)}
 	if caps != nil {
 		info.ClientCapabilities, _ = json.Marshal(caps)
 	}

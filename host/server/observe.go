@@ -1,9 +1,7 @@
 package server
 
 import (
-	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/audit"
@@ -13,11 +11,12 @@ import (
 )
 
 // Every request that runs guest code for a client (tools/call,
-// resources/read, prompts/get) is observed here: its context gets the
-// request's traceparent (so the call's log lines carry it) and the audit
-// log (so the sandbox's guards can record denials), and when it ends one
-// audit event records it. Metrics count those events (package metrics
-// observes the audit log), so they see exactly what the audit log sees.
+// resources/read, prompts/get, completion/complete) is observed by
+// guestPath (guest.go): its context gets the request's traceparent (so the
+// call's log lines carry it) and the audit log (so the sandbox's guards can
+// record denials), and when it ends one audit event records it, described
+// here. Metrics count those events (package metrics observes the audit
+// log), so they see exactly what the audit log sees.
 
 // Outcomes of a call besides the ABI's error categories.
 const (
@@ -34,36 +33,6 @@ const (
 // maxAuditName bounds the tool name, prompt name or URI an audit event
 // records.
 const maxAuditName = 1024
-
-// observedMethods are the requests recorded in the audit log.
-var observedMethods = map[string]bool{"tools/call": true, "resources/read": true, "prompts/get": true}
-
-// observe is the innermost receiving middleware: it runs after a request
-// was admitted (see track) and its target published (see waitReady).
-func (s *Server) observe(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if !observedMethods[method] {
-			return next(ctx, method, req)
-		}
-		start := time.Now()
-		ev := s.describe(method, req)
-		ctx = traceparent.NewContext(ctx, ev.TraceParent)
-		if s.opts.Audit != nil {
-			ctx = audit.WithLog(ctx, s.opts.Audit)
-		}
-		var rec plugin.CallRecord
-		ctx = plugin.WithRecord(ctx, &rec)
-		res, err := next(ctx, method, req)
-		ev.Time = start
-		ev.DurationMs = float64(time.Since(start).Microseconds()) / 1000
-		ev.Outcome = outcome(res, err, &rec)
-		ev.OutputBytes = rec.OutputBytes
-		s.logger.DebugContext(ctx, "call", "method", method, "tool", ev.Tool, "plugin", ev.Plugin,
-			"outcome", ev.Outcome, "ms", ev.DurationMs)
-		s.opts.Audit.Record(ev)
-		return res, err
-	}
-}
 
 // describe fills what a request says about itself: its session, principal,
 // target, the plugin serving it, its arguments and traceparent.
@@ -95,6 +64,27 @@ func (s *Server) describe(method string, req mcp.Request) audit.Event {
 		p, _ = s.reg.ResourceOwner(r.Params.URI)
 		if t := s.reg.MatchedTemplate(r.Params.URI); t != "" {
 			ev.Attrs = map[string]any{"template": t}
+		}
+	case *mcp.CompleteRequest:
+		if r.Params == nil || r.Params.Ref == nil {
+			return ev
+		}
+		ref := r.Params.Ref
+		switch ref.Type {
+		case "ref/prompt":
+			ev.Tool = ref.Name
+			if pr, ok := s.reg.LookupPrompt(ref.Name); ok {
+				p = pr.Plugin
+			}
+		case "ref/resource": // as registry.Complete resolves it
+			ev.Tool = ref.URI
+			var ok bool
+			if p, ok = s.reg.TemplateOwner(ref.URI); !ok {
+				p, _ = s.reg.ResourceOwner(ref.URI)
+				if t := s.reg.MatchedTemplate(ref.URI); t != "" {
+					ev.Attrs = map[string]any{"template": t} // as for a read: the URI is the client's
+				}
+			}
 		}
 	case *mcp.GetPromptRequest:
 		if r.Params == nil {

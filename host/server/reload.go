@@ -6,7 +6,6 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Hot reload swaps plugins while clients use them. Two things make it
@@ -94,21 +93,6 @@ func (e *epochs) advance() <-chan struct{} {
 		e.waiters = append(e.waiters, w)
 	}
 	return w.done
-}
-
-// hold is the receiving middleware that counts the requests that may reach
-// a plugin (the guest requests, and subscriptions, which look their URI
-// up) into the current epoch. It sits innermost, so a request still
-// waiting for the initial load holds nothing back.
-func (s *Server) hold(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if !guestMethods[method] && method != "resources/subscribe" {
-			return next(ctx, method, req)
-		}
-		ep := s.epochs.begin()
-		defer s.epochs.end(ep)
-		return next(ctx, method, req)
-	}
 }
 
 // Swap applies registry changes made while serving (registry Append,

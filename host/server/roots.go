@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -153,7 +154,7 @@ func (s *Server) canonicalRoots(lr *mcp.ListRootsResult) []string {
 			reason = err.Error()
 		}
 		if len(examples) < 4 {
-			examples = append(examples, clip([]byte(r.URI))+": "+reason)
+			examples = append(examples, transport.Clip([]byte(r.URI))+": "+reason)
 		}
 	}
 	if n := len(lr.Roots) - len(out); n > 0 {

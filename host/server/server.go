@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
-	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -118,7 +117,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		so.SubscribeHandler, so.UnsubscribeHandler = s.subscribe, s.unsubscribe
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.trimInitialize, s.noteSessions, s.waitReady, s.track, s.hold, s.observe)
+	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.trimInitialize, s.noteSessions, s.waitReady, s.guestPath)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	return s
 }
@@ -159,29 +158,23 @@ func (s *Server) waitReady(next mcp.MethodHandler) mcp.MethodHandler {
 
 func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx, unlink := linkedContext(ctx, req.Extra)
-		defer unlink()
-		cb := s.callbacksFor(req.Session, req.Params.GetProgressToken(), t.Plugin, t.Def.Name)
-		cb.caps = req.ClientCapabilities()
-		ctx, stop := context.WithCancel(ctx)
-		defer stop()
-		if err := s.startRoundTrip(cb, req, req.ProtocolVersion(), toolTarget(t.Def.Name), req.Params.Arguments,
-			req.Params.InputResponses, req.Params.RequestState, stop); err != nil {
+		g, err := s.open(ctx, req, openSpec{plugin: t.Plugin, name: t.Def.Name, target: toolTarget(t.Def.Name),
+			args: req.Params.Arguments, meta: req.Params.Meta, token: req.Params.GetProgressToken(),
+			responses: req.Params.InputResponses, state: req.Params.RequestState})
+		if err != nil {
 			return nil, err
 		}
-		ctx = registry.WithRequestInfo(ctx, requestInfo(req.Extra, req.Params.Meta, cb.caps))
-		call := registry.CallRequest{Arguments: req.Params.Arguments, Meta: guestMetaIn(req.Params.Meta), ID: requestID(req.Extra)}
-		mounts, ok, err := s.callMounts(ctx, t.Plugin, req.Session, cb.caps,
-			req.ProtocolVersion() >= modernProtocol, cb.roundTrip)
+		defer g.stop()
+		cb := g.cb
+		ok, err := s.mount(g, req, t.Plugin)
 		if err != nil {
 			return t.HostError(fmt.Sprintf("could not learn the client's roots: %v", err)), nil
 		}
 		if !ok {
 			return cb.roundTrip.ask(rootsInputID, &mcp.ListRootsParams{})
 		}
-		call.Mounts = mounts
-		ctx = plugin.WithCallbacks(ctx, cb)
-		res := guestResult(t.Call(ctx, call))
+		ctx = g.ctx
+		res := guestResult(t.Call(ctx, registry.CallRequest{Arguments: req.Params.Arguments, Invocation: g.inv}))
 		if cb.roundTrip != nil {
 			if ir, err := cb.roundTrip.result(); err != nil {
 				return t.HostError(err.Error()), nil // the guest's requests outgrew the round-trip state

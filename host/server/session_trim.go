@@ -6,6 +6,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -82,7 +83,7 @@ func withinBytes(m map[string]any, budget int, prefix string) (map[string]any, [
 		if cost := len(k) + len(b); err == nil && cost <= budget {
 			kept[k], budget = m[k], budget-cost
 		} else if len(dropped) < 8 {
-			dropped = append(dropped, prefix+clip([]byte(k)))
+			dropped = append(dropped, prefix+transport.Clip([]byte(k)))
 		}
 	}
 	return kept, dropped

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,11 +47,10 @@ func traceRequest(method string, req mcp.Request) tracing.Request {
 	if pv, ok := req.(interface{ ProtocolVersion() string }); ok {
 		r.ProtocolVersion = pv.ProtocolVersion()
 	}
-	if ex := req.GetExtra(); ex != nil && ex.Header != nil {
-		r.ID = ex.Header.Get(idHeader)
-		if ex.Header.Get(linkHeader) != "" { // set on every POST to /mcp (withRequestID)
-			r.HTTP, r.Header = true, ex.Header
-		}
+	ex := req.GetExtra()
+	r.ID = transport.RawRequestID(ex)
+	if transport.OverHTTP(ex) {
+		r.HTTP, r.Header = true, ex.Header
 	}
 	params := req.GetParams()
 	if v := reflect.ValueOf(params); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {

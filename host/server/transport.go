@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -13,7 +14,7 @@ import (
 // server reads on; when the input ends, the requests in flight are answered
 // first (see StdioOptions.DrainTimeout).
 func (s *Server) ServeStdio(ctx context.Context, o StdioOptions) error {
-	err := s.mcp.Run(ctx, codeTransport{&stdioTransport{opts: o, logger: s.logger}})
+	err := s.mcp.Run(ctx, codeTransport{transport.Stdio(o, s.logger)})
 	if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil
 	}
@@ -22,5 +23,9 @@ func (s *Server) ServeStdio(ctx context.Context, o StdioOptions) error {
 
 // Connect serves one client on any go-sdk transport (in-memory, a pipe...).
 func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
-	return s.mcp.Connect(ctx, codeTransport{idTransport{t}}, nil)
+	return s.mcp.Connect(ctx, codeTransport{transport.WithIDs(t)}, nil)
 }
+
+// StdioOptions configures ServeStdio (see package transport: the stdio
+// framing, and the adapters that give handlers the request's id).
+type StdioOptions = transport.StdioOptions

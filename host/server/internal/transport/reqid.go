@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"bytes"
@@ -30,9 +30,9 @@ var httpLinks sync.Map
 
 var linkSeq atomic.Uint64
 
-// linkedContext returns ctx, cancelled also when the HTTP request the call
+// LinkedContext returns ctx, cancelled also when the HTTP request the call
 // came in is gone. stop releases the link.
-func linkedContext(ctx context.Context, extra *mcp.RequestExtra) (context.Context, context.CancelFunc) {
+func LinkedContext(ctx context.Context, extra *mcp.RequestExtra) (context.Context, context.CancelFunc) {
 	if extra == nil || extra.Header == nil {
 		return ctx, func() {}
 	}
@@ -45,8 +45,8 @@ func linkedContext(ctx context.Context, extra *mcp.RequestExtra) (context.Contex
 	return ctx, func() { stop(); cancel() }
 }
 
-// requestID returns the JSON-RPC id recorded for a request, or nil.
-func requestID(extra *mcp.RequestExtra) any {
+// RequestID returns the JSON-RPC id recorded for a request, or nil.
+func RequestID(extra *mcp.RequestExtra) any {
 	if extra == nil || extra.Header == nil {
 		return nil
 	}
@@ -60,6 +60,24 @@ func requestID(extra *mcp.RequestExtra) any {
 	}
 	return id
 }
+
+// RawRequestID returns the JSON-RPC id recorded for a request as its JSON
+// text, or "".
+func RawRequestID(extra *mcp.RequestExtra) string {
+	if extra == nil || extra.Header == nil {
+		return ""
+	}
+	return extra.Header.Get(idHeader)
+}
+
+// OverHTTP reports whether a request came in a POST to the Streamable HTTP
+// endpoint (WithRequestID marks every one).
+func OverHTTP(extra *mcp.RequestExtra) bool {
+	return extra != nil && extra.Header != nil && extra.Header.Get(linkHeader) != ""
+}
+
+// WithIDs returns t with the request ids recorded (see idTransport).
+func WithIDs(t mcp.Transport) mcp.Transport { return idTransport{t} }
 
 // idTransport records request ids for the transports given to Connect
 // (in-memory, pipes). ServeStdio's own transport records them itself, as
@@ -94,10 +112,10 @@ func (c *idConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	return m, err
 }
 
-// withRequestID records the JSON-RPC id of a POSTed request as a header
+// WithRequestID records the JSON-RPC id of a POSTed request as a header
 // that go-sdk hands to the handler. A client's own header of that name is
 // discarded first, so it cannot be spoofed.
-func withRequestID(next http.Handler, limit int64) http.Handler {
+func WithRequestID(next http.Handler, limit int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(idHeader)
 		r.Header.Del(linkHeader)

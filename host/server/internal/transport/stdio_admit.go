@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"bytes"
@@ -25,7 +25,7 @@ func (c *stdioConn) handleLine(line []byte, n int) bool {
 	case '{':
 		msg, reply := c.admit(line, nil, n)
 		if reply != nil {
-			c.logger.Warn("stdio: refused a message", "reply", clip(reply))
+			c.logger.Warn("stdio: refused a message", "reply", Clip(reply))
 			c.writeLine(reply)
 		}
 		if msg != nil {
@@ -71,7 +71,7 @@ func (c *stdioConn) admitBatch(line []byte, n int) bool {
 			reply = errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request on stdin line %d, batch element %d: not a JSON object but %s", n, i+1, jsonKind(e)))
 		}
 		if reply != nil {
-			c.logger.Warn("stdio: refused a batch element", "reply", clip(reply))
+			c.logger.Warn("stdio: refused a batch element", "reply", Clip(reply))
 			c.mu.Lock()
 			b.parts = append(b.parts, reply)
 			c.mu.Unlock()
@@ -161,7 +161,7 @@ func (c *stdioConn) admit(data []byte, b *stdioBatch, n int) (jsonrpc.Message, [
 	}
 	c.mu.Unlock()
 	if dup {
-		return invalid("the id %s is already used by a request in flight", clip(idRaw))
+		return invalid("the id %s is already used by a request in flight", Clip(idRaw))
 	}
 	if class == idMapped {
 		enc, _ := marshalNoEscape(id.Raw())
@@ -207,7 +207,7 @@ func (c *stdioConn) admitResponse(data []byte, members []member, class idClass,
 	case !hasResult && !hasError:
 		return invalid(`a message needs a "method", or an id and a "result" or an "error"`)
 	case class == idMapped:
-		c.logger.Warn("stdio: dropped a reply to a request the server never sent", "id", clip(lookupOr(members, "id")))
+		c.logger.Warn("stdio: dropped a reply to a request the server never sent", "id", Clip(lookupOr(members, "id")))
 		return nil, nil // go-sdk would read 1.5 as 1, the id of another request
 	case class != idKept:
 		return invalid("a reply needs the string or integer id of the request it answers")
@@ -266,9 +266,9 @@ func jsonKind(v []byte) string {
 	return "a number"
 }
 
-// clip shortens what goes into logs and error messages: an id or a line can
+// Clip shortens what goes into logs and error messages: an id or a line can
 // be megabytes long.
-func clip(b []byte) string {
+func Clip(b []byte) string {
 	const max = 200
 	if len(b) <= max {
 		return string(b)

@@ -1,4 +1,4 @@
-package server
+package transport
 
 import (
 	"bufio"
@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// StdioOptions configures ServeStdio.
+// StdioOptions configures Stdio (the server's ServeStdio).
 type StdioOptions struct {
 	// In and Out are the client's streams, os.Stdin and os.Stdout by
 	// default. The command passes a private copy of stdout, so that nothing
@@ -31,6 +31,11 @@ type StdioOptions struct {
 	// DrainTimeout bounds how long the requests still in flight when In
 	// ends may take to be answered before ServeStdio returns (default 10s).
 	DrainTimeout time.Duration
+}
+
+// Stdio returns the stdio transport: o's streams, diagnostics to logger.
+func Stdio(o StdioOptions, logger *slog.Logger) mcp.Transport {
+	return &stdioTransport{opts: o, logger: logger}
 }
 
 // stdioTransport is go-sdk's newline-delimited stream transport with every
