@@ -21,6 +21,9 @@ command -v wat2wasm >/dev/null || need_apt+=(wabt)
 # TinyGo runs binaryen's wasm-opt on -opt=s builds (textkit, hashkit and the
 # built-in textkit.wasm, which CI rebuilds byte for byte with Debian's 108).
 command -v wasm-opt >/dev/null || need_apt+=(binaryen)
+# The Redis task store's tests (host/tasks/redisstore, TestScaleOutTasks)
+# start Debian's redis-server 7 themselves.
+command -v redis-server >/dev/null || need_apt+=(redis-server)
 # rustc links wasm32 with rust-lld, a symlink to lld-14 that rustc only
 # suggests, so --no-install-recommends leaves it out: ask for it by name.
 [ -x /usr/bin/rustc ] && [ -d /usr/lib/rustlib/wasm32-wasi ] && [ -x /usr/bin/lld-14 ] ||

@@ -21,6 +21,8 @@
 #   --generic-only     skip scenarios that need conformance fixtures (test_* tools,
 #                      test://static-text, test_simple_prompt, ...)
 #   --xfail a,b,c      scenarios expected to fail: reported XFAIL, not counted failed
+#   --score REGEX      score the scenarios matching REGEX even where the runner
+#                      lists them as not scored (e.g. '^tasks-': extensions)
 #   --alpha REV        also run the pre-release runner with --requirements REV
 #                      (2025-11-25 or 2026-07-28); may be repeated
 #   --call NAME        tool that the client interop checks call (default: none)
@@ -52,7 +54,7 @@ TS_CLIENT_V2_VERSION=${TS_CLIENT_V2_VERSION:-2.4.0}
 INSPECTOR_VERSION=${INSPECTOR_VERSION:-2.12.0}
 GO_SDK_VERSION=${GO_SDK_VERSION:-v1.8.0}
 
-STDIO_CMD="" URL="" HTTP_CMD="" SUITE="all" GENERIC_ONLY=0 XFAIL="" CALL="" CALL_ARGS="{}" PROMPT="" RESOURCE=""
+STDIO_CMD="" URL="" HTTP_CMD="" SUITE="all" GENERIC_ONLY=0 XFAIL="" SCORE="" CALL="" CALL_ARGS="{}" PROMPT="" RESOURCE=""
 DO_CLIENTS=1 DO_CONF=1 WORK="" ALPHA_REVS=()
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
@@ -64,6 +66,7 @@ while [ $# -gt 0 ]; do
     --suite) SUITE=$2; shift 2 ;;
     --generic-only) GENERIC_ONLY=1; shift ;;
     --xfail) XFAIL=$2; shift 2 ;;
+    --score) SCORE=$2; shift 2 ;;
     --alpha) ALPHA_REVS+=("$2"); shift 2 ;;
     --call) CALL=$2; shift 2 ;;
     --args) CALL_ARGS=$2; shift 2 ;;
@@ -468,6 +471,7 @@ try {
   const i = log.indexOf('Not scored');
   if (i >= 0) for (const m of log.slice(i).matchAll(/^\s+[✓✗] (\S+) \(/gm)) notScored.add(m[1]);
 } catch { /* no log */ }
+if (process.env.SCORE) for (const s of [...notScored]) if (new RegExp(process.env.SCORE).test(s)) notScored.delete(s);
 
 const rows = [];
 let dirs = [];
@@ -774,7 +778,7 @@ run_conf() {
      server --url "$url" -o "$out" "$@") >"$log" 2>&1
   local rc=$?
   echo "# $label: runner exit $rc after $(( $(date +%s) - t0 ))s (log: $log)"
-  GENERIC_ONLY=$GENERIC_ONLY XFAIL=$XFAIL "$NODE" "$WORK/npm/summarize.mjs" "$label" "$out" "$log" "$mode" "$TALLY"
+  GENERIC_ONLY=$GENERIC_ONLY XFAIL=$XFAIL SCORE=$SCORE "$NODE" "$WORK/npm/summarize.mjs" "$label" "$out" "$log" "$mode" "$TALLY"
 }
 
 # ------------------------------------------------------- client interop -----

@@ -6,9 +6,13 @@
 //
 // The Rust and AssemblyScript SDKs are embedded from their own folders. The
 // Go SDK is a module of its own, which go:embed cannot read, so the binary
-// embeds _go, a copy that scripts/sync-sdk-copy.sh refreshes and
-// TestGoCopyMatches checks.
+// embeds _go, a copy generated from sdk-guest/go: go generate ./sdk-guest
+// rewrites it (TestGoCopyMatches -update holds the one rule for what is
+// copied), and TestGoCopyMatches fails when it is not current. Edit
+// sdk-guest/go, never _go.
 package sdkguest
+
+//go:generate go test -run ^TestGoCopyMatches$ -update .
 
 import (
 	"embed"

@@ -2,15 +2,23 @@ package sdkguest
 
 import (
 	"bytes"
+	"flag"
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
+var update = flag.Bool("update", false, "rewrite sdk-guest/_go from sdk-guest/go (go generate does)")
+
 // TestGoCopyMatches fails when sdk-guest/_go, the embedded copy of the Go
-// SDK, differs from sdk-guest/go: run scripts/sync-sdk-copy.sh.
+// SDK, differs from sdk-guest/go: run go generate ./sdk-guest. With
+// -update (what go generate runs) it first rewrites _go from sdk-guest/go,
+// so the rule below is the one definition of the copy: the module's Go
+// sources without tests and examples, its README, and go.mod stored as
+// go.mod.txt (a go.mod would make the copy a module of its own).
 func TestGoCopyMatches(t *testing.T) {
 	want := map[string][]byte{}
 	err := fs.WalkDir(os.DirFS("go"), ".", func(p string, d fs.DirEntry, err error) error {
@@ -37,10 +45,29 @@ func TestGoCopyMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if *update {
+		if err := os.RemoveAll("_go"); err != nil {
+			t.Fatal(err)
+		}
+		for p, b := range want {
+			dst := filepath.Join("_go", filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(dst, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Logf("rewrote sdk-guest/_go: %d files", len(want))
+	}
+	copied := Go() // what the binary embeds
+	if *update {
+		copied = os.DirFS("_go") // embedded before the rewrite
+	}
 	got := map[string][]byte{}
-	err = fs.WalkDir(Go(), ".", func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(copied, ".", func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			got[p], err = fs.ReadFile(Go(), p)
+			got[p], err = fs.ReadFile(copied, p)
 		}
 		return err
 	})
@@ -49,14 +76,14 @@ func TestGoCopyMatches(t *testing.T) {
 	}
 	for p, b := range want {
 		if g, ok := got[p]; !ok {
-			t.Errorf("sdk-guest/_go lacks %s: run scripts/sync-sdk-copy.sh", p)
+			t.Errorf("sdk-guest/_go lacks %s: run go generate ./sdk-guest", p)
 		} else if !bytes.Equal(g, b) {
-			t.Errorf("sdk-guest/_go/%s differs from sdk-guest/go: run scripts/sync-sdk-copy.sh", p)
+			t.Errorf("sdk-guest/_go/%s differs from sdk-guest/go: run go generate ./sdk-guest", p)
 		}
 	}
 	for p := range got {
 		if _, ok := want[p]; !ok {
-			t.Errorf("sdk-guest/_go/%s is not in sdk-guest/go any more: run scripts/sync-sdk-copy.sh", p)
+			t.Errorf("sdk-guest/_go/%s is not in sdk-guest/go any more: run go generate ./sdk-guest", p)
 		}
 	}
 	if len(want) < 3 {

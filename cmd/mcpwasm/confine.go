@@ -38,13 +38,15 @@ type confineInputs struct {
 	audit    string   // the audit log file, or ""
 	traces   string   // the trace collector's URL, or ""
 	listen   []string // addresses serve listens on
+	tasks    string   // the task store: "", "memory" or redis://HOST:PORT/DB
 }
 
 // confinePolicy is what the process may still do once confined: read its
 // plugins, its config's folder and the secrets it names; write the
 // writable granted folders, the compile cache, the plugin store and the
 // audit log; listen on its addresses; connect to the ports the plugins'
-// network grants, the registries, the JWKS and the trace collector need.
+// network grants, the registries, the JWKS, the task store and the trace
+// collector need.
 func confinePolicy(in confineInputs) confine.Policy {
 	var p confine.Policy
 	ro := func(paths ...string) {
@@ -148,6 +150,13 @@ func confinePolicy(in confineInputs) confine.Policy {
 	}
 	if o := in.cfg.Server.Auth.OAuth; o != nil {
 		connectURL(o.JWKSURL, connect)
+	}
+	if u, err := url.Parse(in.tasks); err == nil && (u.Scheme == "redis" || u.Scheme == "rediss") && u.Host != "" {
+		port := 6379 // the store opens new connections while serving
+		if n, err := strconv.Atoi(u.Port()); err == nil {
+			port = n
+		}
+		connect(port)
 	}
 	connectURL(in.traces, connect) // the OTLP collector ([server.tracing], OTEL_*)
 	for _, addr := range in.listen {

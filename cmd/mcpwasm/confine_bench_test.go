@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -26,10 +25,7 @@ import (
 //
 //	go test -run '^$' -bench Confinement -count 3 ./cmd/mcpwasm
 func BenchmarkConfinement(b *testing.B) {
-	textkit, _ := filepath.Abs(filepath.Join("..", "..", "plugins", "textkit", "textkit.wasm"))
-	if _, err := os.Stat(textkit); err != nil {
-		b.Skip("plugins/textkit/textkit.wasm is not built (scripts/build-plugins.sh)")
-	}
+	textkit, _ := filepath.Abs(fixture.Plugin(b, "textkit"))
 	text := strings.Repeat("The quick brown fox jumps over the lazy dog; HTTPServerError and my_var 2024-01-02.\n", 1_600_000/84)
 	calls := []struct {
 		name, tool string

@@ -230,6 +230,15 @@ schemes = ["http"]
 	if slices.Sort(traced.ConnectTCP); !slices.Equal(traced.ConnectTCP, []uint16{53, 4318}) {
 		t.Errorf("tracing: ConnectTCP = %v, want [53 4318]", traced.ConnectTCP)
 	}
+	// The Redis task store opens connections while serving: its port (6379
+	// when none is given) stays connectable; the memory store needs none.
+	for store, want := range map[string][]uint16{"redis://tasks.internal:7000/0": {53, 7000}, "redis://tasks.internal/2": {53, 6379}, "memory": nil} {
+		tp := confinePolicy(confineInputs{cfg: &config.Config{}, cacheDir: "off", tasks: store})
+		slices.Sort(tp.ConnectTCP)
+		if !slices.Equal(tp.ConnectTCP, want) {
+			t.Errorf("task store %s: ConnectTCP = %v, want %v", store, tp.ConnectTCP, want)
+		}
+	}
 	// Nothing to reach: no TCP connect at all.
 	bare := confinePolicy(confineInputs{cfg: &config.Config{}, cacheDir: "off"})
 	if len(bare.ConnectTCP) != 0 || bare.ConnectAnyTCP {

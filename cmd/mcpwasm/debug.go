@@ -18,7 +18,7 @@ import (
 //	GET /debug/goroutines         the number of goroutines, one line
 //	GET /debug/pprof/goroutine    every goroutine's stack (pprof debug=1 text)
 //
-// "mcpwasm bench --soak" reads it to check that goroutines stay flat.
+// "mcpwasm-bench --soak" reads it to check that goroutines stay flat.
 const debugAddrEnv = "MCPWASM_DEBUG_ADDR"
 
 // startDebug starts the debugging endpoint if debugAddrEnv is set. It

@@ -230,7 +230,16 @@ func (r *rawServer) nextLine(t *testing.T) map[string]any {
 // list_changed for the plugins it already lists.
 func TestNoListChangedBeforeInitialized(t *testing.T) {
 	r := startRaw(t, fixture.Path(t, "echo"), fixture.Path(t, "constant"), fixture.Path(t, "nap"))
-	time.Sleep(500 * time.Millisecond) // the plugins load meanwhile; nothing may be written
+	// The plugins load meanwhile; nothing may be written. Wait until all
+	// three are loaded (the log says so once the registry holds them), then
+	// as long again as go-sdk's 10 ms list_changed delay, many times over:
+	// a notification for the loads would be on stdout before the answer.
+	for deadline := time.Now().Add(30 * time.Second); strings.Count(r.stderr.String(), "plugin loaded") < 3; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the plugins did not load\nstderr:\n%s", r.stderr)
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
 	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 	m := r.nextLine(t)
 	if m["id"] != 1.0 {

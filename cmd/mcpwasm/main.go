@@ -34,7 +34,6 @@ Usage:
   mcpwasm pull    [--config FILE] [--update] [oci://… | https://…]...
                                                    fetch registry and https plugins into the store, pin tags in mcpwasm.lock
   mcpwasm new     rust|go|tinygo|as DIR            write a ready-to-build plugin folder (one hello tool)
-  mcpwasm bench   [flags]                          side-by-side benchmark (docs/performance.md); run from the checkout
   mcpwasm version
 
 With no plugins and no --config, serve runs the built-in example plugins.
@@ -66,8 +65,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdNew(args[1:], stdout, stderr)
 	case "pull":
 		return cmdPull(args[1:], stderr)
-	case "bench":
-		return cmdBench(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "mcpwasm", version)
 		return 0

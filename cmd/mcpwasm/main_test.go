@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -228,10 +230,57 @@ func TestBuiltinServe(t *testing.T) {
 	}
 }
 
+// TestBuiltinResourceAndPrompt: the built-in set offers every primitive,
+// so a newcomer running `mcpwasm serve` can try each: textkit's resource
+// lists and reads, its prompt lists and gets with the diff it computes.
+func TestBuiltinResourceAndPrompt(t *testing.T) {
+	cs, stderr := stdioClient(t)
+	ctx := context.Background()
+	lr, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, r := range lr.Resources {
+		uris = append(uris, r.URI)
+	}
+	if !slices.Contains(uris, "textkit://regex-syntax") {
+		t.Fatalf("built-in resources %v lack textkit://regex-syntax\n%s", uris, stderr)
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "textkit://regex-syntax"})
+	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].MIMEType != "text/markdown" || !strings.Contains(rr.Contents[0].Text, "RE2") {
+		t.Fatalf("read textkit://regex-syntax: %v %+v", err, rr)
+	}
+	lp, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range lp.Prompts {
+		names = append(names, p.Name)
+	}
+	if !slices.Contains(names, "textkit_review_changes") {
+		t.Fatalf("built-in prompts %v lack textkit_review_changes\n%s", names, stderr)
+	}
+	gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "textkit_review_changes",
+		Arguments: map[string]string{"before": "one\ntwo\n", "after": "one\n2\n"}})
+	if err != nil || len(gp.Messages) != 1 {
+		t.Fatalf("get textkit_review_changes: %v %+v", err, gp)
+	}
+	if tc, ok := gp.Messages[0].Content.(*mcp.TextContent); !ok || !strings.Contains(tc.Text, "-two\n+2\n") {
+		t.Fatalf("the prompt does not carry the diff: %+v", gp.Messages[0].Content)
+	}
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "textkit_review_changes",
+		Arguments: map[string]string{"before": "x"}}); err == nil || !strings.Contains(err.Error(), "after") {
+		t.Fatalf("get without the required argument after: %v", err)
+	}
+}
+
 // TestSIGTERMDrains: a SIGTERM during a call lets the call finish and be
-// answered, then the server exits cleanly.
+// answered, then the server exits cleanly. The signal is sent once the
+// call is seen running on the --admin listener's /metrics.
 func TestSIGTERMDrains(t *testing.T) {
-	cmd := exec.Command(binary, "serve", "--cache-dir", t.TempDir(), fixture.Path(t, "nap"))
+	cmd := exec.Command(binary, "serve", "--cache-dir", t.TempDir(), "--admin", "127.0.0.1:0", fixture.Path(t, "nap"))
 	stderr := &syncBuffer{} // written by exec's copying goroutine
 	cmd.Stderr = stderr
 	ctx := context.Background()
@@ -243,10 +292,45 @@ func TestSIGTERMDrains(t *testing.T) {
 	if _, err := cs.ListTools(ctx, nil); err != nil { // plugins loaded
 		t.Fatal(err)
 	}
-	go func() { time.Sleep(50 * time.Millisecond); cmd.Process.Signal(syscall.SIGTERM) }()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nap_nap", Arguments: map[string]any{}})
-	if err != nil || res.IsError {
-		t.Fatalf("the in-flight call was not answered: %v %+v\n%s", err, res, stderr.String())
+	var admin []string // announced on stderr, which reaches us through a pipe
+	for deadline := time.Now().Add(30 * time.Second); admin == nil && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		admin = regexp.MustCompile(`operator endpoints" url=(http://\S+)`).FindStringSubmatch(stderr.String())
+	}
+	if admin == nil {
+		t.Fatalf("the admin listener was not announced:\n%s", stderr.String())
+	}
+	for attempt := 0; ; attempt++ {
+		if attempt == 20 {
+			t.Fatalf("never saw the nap call in flight in 20 tries\n%s", stderr.String())
+		}
+		type answer struct {
+			res *mcp.CallToolResult
+			err error
+		}
+		got := make(chan answer, 1)
+		go func() {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nap_nap", Arguments: map[string]any{}})
+			got <- answer{res, err}
+		}()
+		var a answer
+		finished := false
+		for !finished && !inFlight(admin[1]+"/metrics") {
+			select {
+			case a = <-got: // over before it was seen running: try again
+				finished = true
+			case <-time.After(time.Millisecond):
+			}
+		}
+		if !finished {
+			cmd.Process.Signal(syscall.SIGTERM)
+			a = <-got
+		}
+		if a.err != nil || a.res.IsError {
+			t.Fatalf("the in-flight call was not answered: %v %+v\n%s", a.err, a.res, stderr.String())
+		}
+		if !finished {
+			break
+		}
 	}
 	done := make(chan error, 1)
 	go func() { done <- cs.Wait() }() // the session ends when the server exits (go-sdk reaps it)
@@ -270,13 +354,12 @@ func TestCallExamplePlugins(t *testing.T) {
 		{"textkit", "count", `{"text":"two words"}`, `"words": 2`},
 		{"hashkit", "hash", `{"text":"abc","algorithm":"sha256"}`, "ba7816bf"},
 	} {
-		path := filepath.Join("..", "..", "plugins", c.plugin, c.plugin+".wasm")
-		if _, err := os.Stat(path); err != nil {
-			t.Fatalf("%s is not built (%v): run scripts/build-plugins.sh, or make test", path, err)
-		}
-		out, errs, code := runCLI(t, "call", "--cache-dir", os.TempDir()+"/mcpwasm-test-cache", path, c.tool, c.args)
-		if code != 0 || !strings.Contains(out, c.want) {
-			t.Errorf("%s %s: code %d, want %q in\n%s%s", c.plugin, c.tool, code, c.want, out, errs)
-		}
+		t.Run(c.plugin, func(t *testing.T) {
+			path := fixture.Plugin(t, c.plugin)
+			out, errs, code := runCLI(t, "call", "--cache-dir", os.TempDir()+"/mcpwasm-test-cache", path, c.tool, c.args)
+			if code != 0 || !strings.Contains(out, c.want) {
+				t.Errorf("%s %s: code %d, want %q in\n%s%s", c.plugin, c.tool, code, c.want, out, errs)
+			}
+		})
 	}
 }

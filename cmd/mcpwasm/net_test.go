@@ -83,10 +83,7 @@ methods = ["GET"]
 // TestJSONFetchExample: the first-party jsonfetch plugin, granted a local
 // API, returns the value at a path; a host it was not granted is an error.
 func TestJSONFetchExample(t *testing.T) {
-	path := filepath.Join("..", "..", "plugins", "jsonfetch", "jsonfetch.wasm")
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("%s is not built (%v): run scripts/build-plugins.sh, or make test", path, err)
-	}
+	path := fixture.Plugin(t, "jsonfetch")
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"items":[{"name":"first"},{"name":"second"}]}`))
 	}))

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
 // TestNewBuildCall does what a new user does, for every language: mcpwasm new
@@ -14,17 +16,22 @@ import (
 // (scripts/install-toolchains.sh; the AssemblyScript build installs its
 // compiler from npm).
 func TestNewBuildCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: builds a plugin in each guest language; not with -short")
+	}
 	for _, c := range []struct {
-		lang string
-		test []string // the native test command the README gives
+		lang  string
+		test  []string                // the native test command the README gives
+		needs func(testing.TB) string // finds the toolchain build.sh uses
 	}{
-		{"rust", []string{"/usr/bin/cargo", "test", "--offline", "--quiet"}},
-		{"go", []string{"go", "test", "."}},
-		{"tinygo", []string{"go", "test", "."}},
-		{"as", []string{"npm", "test", "--silent"}},
+		{"rust", []string{"/usr/bin/cargo", "test", "--offline", "--quiet"}, func(t testing.TB) string { return fixture.Tool(t, "/usr/bin/cargo") }},
+		{"go", []string{"go", "test", "."}, func(t testing.TB) string { return fixture.Tool(t, "go") }},
+		{"tinygo", []string{"go", "test", "."}, fixture.TinyGo},
+		{"as", []string{"npm", "test", "--silent"}, func(t testing.TB) string { return fixture.Tool(t, "npm") }},
 	} {
 		t.Run(c.lang, func(t *testing.T) {
 			t.Parallel()
+			c.needs(t)
 			dir := filepath.Join(t.TempDir(), "demo")
 			out, errs, code := runCLI(t, "new", c.lang, dir)
 			if code != 0 || !strings.Contains(out, "./build.sh") {

@@ -52,6 +52,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		keyFile   = fs.String("state-key-file", "", "HTTP: sign multi round-trip requestState with the key in FILE, shared by all replicas (else $MCPWASM_STATE_KEY, else a random key)")
 		listTTL   = fs.Duration("list-ttl", 0, "ttlMs of tools/prompts/resources list results, the caching hint of protocol 2026-07-28 (0: stale at once; at most 24h)")
 		insecure  = fs.Bool("insecure-no-auth", false, "HTTP: allow serving a non-loopback address without [server.auth] (e.g. behind an authenticating proxy)")
+		taskStore = fs.String("task-store", "", "where tasks are kept: memory (default; one process) or redis://HOST:PORT/DB, shared by replicas ([server.tasks] store)")
 	)
 	lf.register(fs)
 	of.register(fs)
@@ -59,7 +60,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	fs.Var(&hosts, "allowed-host", "HTTP: accept this Host header (name or name:port; repeatable); needed beyond loopback against DNS rebinding")
 	fs.Var(&roots, "root", "grant every plugin read-only access to DIR (repeatable); a client's roots narrow it further")
 	confineMode := confineFlag(fs)
-	benchNative := fs.Bool("bench-native-echo", false, "bench only: also serve native_echo, a native Go echo tool in this server (see mcpwasm bench)")
+	benchNative := fs.Bool("bench-native-echo", false, "bench only: also serve native_echo, a native Go echo tool in this server (see mcpwasm-bench)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: mcpwasm serve [flags] [PLUGIN.wasm | DIR]...")
 		fs.PrintDefaults()
@@ -147,11 +148,16 @@ func cmdServe(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2
 	}
+	taskOpts, err := taskOptions(ctx, cfg.Server.Tasks, *taskStore, logger)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 2
+	}
 	reg := registry.New()
 	name := cfg.Server.Name
 	features := scanFeatures(specs, logger)
 	srv := server.New(reg, server.Options{Name: name, Version: version, Logger: logger, StateKey: key,
-		Features: features, Audit: op.audit, ListTTL: *listTTL})
+		Features: features, Audit: op.audit, ListTTL: *listTTL, Tasks: taskOpts})
 	op.start(srv, rt)
 	if *benchNative {
 		srv.AddNativeEcho()
@@ -170,7 +176,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 
 	// The second wall goes up before any plugin code runs (confine.go).
 	walls := confineInputs{cfg: cfg, args: pos, specs: specs, roots: roots, cacheDir: lf.cacheDir,
-		storeDir: rf.storeDir, audit: op.auditPath, traces: op.traces.Endpoint(), listen: []string{*httpAddr, op.admin}}
+		storeDir: rf.storeDir, audit: op.auditPath, traces: op.traces.Endpoint(), listen: []string{*httpAddr, op.admin}, tasks: taskStoreAddr(cfg, *taskStore)}
 	if _, err := applyConfinement(mode, confinePolicy(walls), logger); err != nil {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2
@@ -236,6 +242,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 		logger.Info("serving MCP over stdio", "plugins", len(specs))
 		err = srv.ServeStdio(runCtx, server.StdioOptions{Out: stdioOut, DrainTimeout: drainFor + time.Second})
 	}
+	srv.CloseTasks() // the tasks this process runs end failed, before their plugins close
 	// Closing the runtime under a compile crashes wazero: stop the loads
 	// and let those compiling finish first. Should one take too long, the
 	// process exits without closing (the cache writes its files atomically).

@@ -246,6 +246,7 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 		cfg.Concurrency = p.Concurrency
 	}
 	cfg.Grants = grants
+	cfg.TaskModes = p.Tasks
 	return spec{cfg: cfg, unprefixed: p.Prefix != nil && !*p.Prefix}, nil
 }
 

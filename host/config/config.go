@@ -61,6 +61,9 @@ type Server struct {
 	Audit Audit  `toml:"audit"`
 	// Tracing is the [server.tracing] table (tracing.go).
 	Tracing Tracing `toml:"tracing"`
+
+	// Tasks is the [server.tasks] table (tasks.go).
+	Tasks Tasks `toml:"tasks"`
 }
 
 // Defaults holds the [defaults] table: limits for plugins that set none.
@@ -104,6 +107,9 @@ type Plugin struct {
 	NetMaxResponse Size       `toml:"net_max_response"`
 	// FS grants folders to this plugin ([[plugin.fs]] tables).
 	FS []FSGrant `toml:"fs"`
+	// Tasks sets, by declared tool name, whether a tool runs as a task
+	// ("forbidden", "optional", "required"), over what the plugin declares.
+	Tasks map[string]string `toml:"tasks"`
 }
 
 // FSGrant is one [[plugin.fs]] table: a folder and its access mode.
@@ -253,6 +259,9 @@ func (c *Config) check(data []byte) error {
 		if err := checkSource(where, p); err != nil {
 			return err
 		}
+		if err := checkTaskModes(data, where, i, p.Tasks); err != nil {
+			return err
+		}
 		if p.NetMaxResponse.err != nil || p.NetMaxRequests < 0 {
 			return fmt.Errorf("%s: net_max_response or net_max_requests: %v", where, errors.Join(p.NetMaxResponse.err, errors.New("must be positive")))
 		}
@@ -278,6 +287,9 @@ func (c *Config) check(data []byte) error {
 		return err
 	}
 	if err := c.Server.Tracing.check(data); err != nil {
+		return err
+	}
+	if err := c.Server.Tasks.check(data); err != nil {
 		return err
 	}
 	if err := c.Sources.check(); err != nil {

@@ -29,7 +29,7 @@ type Sources struct {
 }
 
 // Signer is whose Sigstore keyless signatures are trusted (binaries built
-// with -tags sigstore): the certificate identity, exact or by regular
+// with sigstore/build.sh): the certificate identity, exact or by regular
 // expression, its OIDC issuer, and the trusted root file (relative to the
 // config file's folder) that makes checking them work offline.
 type Signer struct {

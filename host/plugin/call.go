@@ -38,6 +38,18 @@ type CallOptions struct {
 	Callbacks Callbacks
 	// Record, if set, is filled with what happened in the sandbox.
 	Record *CallRecord
+	// Timeout, if set, is the call's time limit instead of the plugin's
+	// (a task's own limit, see package tasks).
+	Timeout time.Duration
+}
+
+// Limit is the time limit of a call with options co: co.Timeout if set,
+// else the plugin's.
+func (p *Plugin) Limit(co CallOptions) time.Duration {
+	if co.Timeout > 0 {
+		return co.Timeout
+	}
+	return p.cfg.Timeout
 }
 
 // Invoke runs export in a fresh instance with input, under the plugin's time
@@ -71,7 +83,7 @@ func (p *Plugin) InvokeWith(ctx context.Context, export string, input []byte, co
 	}
 	p.rt.calls.inFlight.Add(1)
 	defer p.rt.calls.inFlight.Add(-1)
-	callCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
+	callCtx, cancel := context.WithTimeout(ctx, p.Limit(co))
 	defer cancel()
 	for _, sem := range []struct {
 		ch    chan struct{}
@@ -129,7 +141,7 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 // run instantiates, calls and discards one instance, its memories drawn
 // from res.
 func (p *Plugin) run(ctx context.Context, export string, input []byte, res *memalloc.Reservation, co CallOptions) (out []byte, o outcome) {
-	o.timeoutMs = p.cfg.Timeout.Milliseconds()
+	o.timeoutMs = p.Limit(co).Milliseconds()
 	o.memLimit = p.cfg.MemoryLimit
 	stdout := &capWriter{max: guestOutputCap}
 	stderr := &capWriter{max: guestOutputCap}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +20,7 @@ var interruptModes = []struct {
 
 // BenchmarkCompute runs the compute fixture's kernels with interruption
 // points, with wazero's own checks, and with no checks at all (the
-// engine's speed). `mcpwasm bench` reports the same as ratios (figure 7).
+// engine's speed). `mcpwasm-bench` reports the same as ratios (figure 7).
 func BenchmarkCompute(b *testing.B) {
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
 	if err != nil {
@@ -45,10 +44,10 @@ func BenchmarkCompute(b *testing.B) {
 // BenchmarkTextkit runs textkit (TinyGo) on 1.6 MB of text in the three
 // modes.
 func BenchmarkTextkit(b *testing.B) {
-	path := filepath.Join(fixture.Dir(), "..", "..", "plugins", "textkit", "textkit.wasm")
+	path := fixture.Plugin(b, "textkit")
 	wasm, err := os.ReadFile(path)
 	if err != nil {
-		b.Skip("plugins/textkit/textkit.wasm is not built")
+		b.Fatal(err)
 	}
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
 	if err != nil {

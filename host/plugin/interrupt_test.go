@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -66,12 +67,21 @@ func TestLoopFreeCallTreeTimesOut(t *testing.T) {
 
 // TinyGo's runtime answers a refused memory.grow with a trap; the call is
 // out_of_memory, not a crash. textkit's case conversion of 1.6 MB needs more
-// than 64 MiB (TinyGo's collector leaks).
+// than 64 MiB (TinyGo's collector leaks). The module is the embedded
+// textkit, which is committed; the test first checks from its producers
+// section that TinyGo built it (a standard Go build answers differently).
 func TestTinyGoOutOfMemory(t *testing.T) {
-	path := filepath.Join(fixture.Dir(), "..", "..", "plugins", "textkit", "textkit.wasm")
+	path := filepath.Join(fixture.Root(), "plugins", "builtin", "wasm", "textkit.wasm")
 	wasm, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("%v (scripts/build-plugins.sh builds it)", err)
+		t.Fatal(err)
+	}
+	producers, err := fixture.Producers(wasm)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if !slices.ContainsFunc(producers["processed-by"], func(p string) bool { return strings.HasPrefix(p, "TinyGo ") }) {
+		t.Fatalf("%s was not built by TinyGo (producers %v): install it (scripts/install-toolchains.sh), then scripts/build-plugins.sh --update-builtin", path, producers)
 	}
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
 	if err != nil {

@@ -28,6 +28,10 @@ type Config struct {
 	Wasm []byte
 	// SHA256, if set, is the hex digest the bytes must have.
 	SHA256 string
+	// TaskModes overrides, by declared tool name, whether a tool runs as a
+	// task ("forbidden", "optional", "required"): the operator's word over
+	// the plugin's declaration (registry, ABI.md §2).
+	TaskModes map[string]string
 	// Timeout bounds every call. Default 5s.
 	Timeout time.Duration
 	// MemoryLimit bounds each linear memory, in bytes. Default 64 MiB;

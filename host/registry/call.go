@@ -49,7 +49,7 @@ func (t *Tool) Call(ctx context.Context, req CallRequest) *mcp.CallToolResult {
 		}{params})
 	} else {
 		cc := req.RequestInfo.context(abi.Context{Plugin: t.Plugin.Name(), Tool: t.Declared, Mounts: req.Mounts})
-		cc.DeadlineMs = t.Plugin.Config().Timeout.Milliseconds()
+		cc.DeadlineMs = t.Plugin.Limit(req.options()).Milliseconds()
 		if d, ok := ctx.Deadline(); ok {
 			if left := time.Until(d).Milliseconds(); left < cc.DeadlineMs {
 				cc.DeadlineMs = left

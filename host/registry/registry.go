@@ -34,6 +34,9 @@ type Tool struct {
 	Declared string
 	// Plugin serves the tool.
 	Plugin *plugin.Plugin
+	// Task says whether the tool runs as a task (io.modelcontextprotocol/tasks),
+	// from the declaration's "execution" object (ABI.md §2).
+	Task TaskSupport
 
 	schema *jsonschema.Resolved
 	legacy bool
@@ -459,5 +462,12 @@ func checkTool(p *plugin.Plugin, raw json.RawMessage, opts AddOptions) (*Tool, e
 		}
 		def.OutputSchema = json.RawMessage(b)
 	}
-	return &Tool{Def: &def, Declared: declared, Plugin: p, schema: resolved}, nil
+	task, err := taskSupport(raw)
+	if err != nil {
+		return nil, fmt.Errorf("tool %q: %v", declared, err)
+	}
+	if m, ok := p.Config().TaskModes[declared]; ok && ValidMode(m) {
+		task.Mode = m // the operator's setting
+	}
+	return &Tool{Def: &def, Declared: declared, Plugin: p, schema: resolved, Task: task}, nil
 }

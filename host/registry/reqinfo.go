@@ -2,6 +2,7 @@ package registry
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
@@ -34,11 +35,13 @@ type Invocation struct {
 	Callbacks plugin.Callbacks
 	// Record, if set, is filled with what happened in the sandbox.
 	Record *plugin.CallRecord
+	// Timeout, if set, replaces the plugin's time limit (a task's).
+	Timeout time.Duration
 }
 
 // options are the sandbox's call options for inv.
 func (inv *Invocation) options() plugin.CallOptions {
-	return plugin.CallOptions{Mounts: inv.Mounts, Callbacks: inv.Callbacks, Record: inv.Record}
+	return plugin.CallOptions{Mounts: inv.Mounts, Callbacks: inv.Callbacks, Record: inv.Record, Timeout: inv.Timeout}
 }
 
 // context fills the context fields cc leaves empty from the request info.

@@ -148,7 +148,7 @@ func TestCancellationStopsGuest(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "spin", cfg: plugin.Config{Timeout: 30 * time.Second}})
 	cs := connect(t, srv, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(200 * time.Millisecond); cancel() }()
+	go func() { waitInFlight(t, srv, 1); cancel() }() // the guest is spinning
 	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "spin", Arguments: map[string]any{}})
 	if err == nil {
 		t.Fatal("a cancelled call must return an error to the canceller")

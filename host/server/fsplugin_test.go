@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -13,17 +12,16 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // fsPluginWasm is plugins/fs/fs.wasm, which scripts/build-plugins.sh builds.
 func fsPluginWasm(t *testing.T) []byte {
 	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	p := filepath.Join(filepath.Dir(file), "..", "..", "plugins", "fs", "fs.wasm")
-	data, err := os.ReadFile(p)
+	data, err := os.ReadFile(fixture.Plugin(t, "fs"))
 	if err != nil {
-		t.Skipf("plugins/fs/fs.wasm is not built (%v): run scripts/build-plugins.sh", err)
+		t.Fatal(err)
 	}
 	return data
 }

@@ -26,7 +26,7 @@ func TestDrainRefusesNewCalls(t *testing.T) {
 	cs := connect(t, srv, nil)
 	running := make(chan *mcp.CallToolResult, 1)
 	go func() { running <- call(t, cs, "sleep", map[string]any{}) }()
-	time.Sleep(500 * time.Millisecond) // the sleep call is running (it lasts 2 s)
+	waitInFlight(t, srv, 1) // the sleep call is running (it lasts 2 s)
 
 	gone, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -242,7 +242,7 @@ func TestNoProgressAfterCancel(t *testing.T) {
 	rec.settle(t, func() bool { return len(rec.progress) == 1 })
 
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+	go func() { waitInFlight(t, srv, 1); cancel() }() // during the guest's 300 ms sleep
 	if _, err := cs.CallTool(ctx, params); err == nil {
 		t.Fatal("the cancelled call returned a result")
 	}

@@ -4,8 +4,8 @@ import (
 	"context"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,6 +21,15 @@ func TestRootsRefetchDoesNotLeak(t *testing.T) {
 		cfg: plugin.Config{Grants: []plugin.Grant{{Path: grant, ReadOnly: true}}}})
 	c := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil)
 	c.AddRoots(&mcp.Root{URI: "file://" + grant})
+	var fetches atomic.Int32 // roots/list requests the server sent
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "roots/list" {
+				fetches.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(context.Background(), st)
 	if err != nil {
@@ -38,9 +47,15 @@ func TestRootsRefetchDoesNotLeak(t *testing.T) {
 		// Another URI for the same folder: the client notifies
 		// roots/list_changed (after go-sdk's 10ms coalescing delay).
 		c.AddRoots(&mcp.Root{URI: "file://" + grant + strings.Repeat("/", i+2)})
-		time.Sleep(25 * time.Millisecond)
-		if res := call(t, cs, "test_simple_text", map[string]any{}); res.IsError {
-			t.Fatalf("call %d: %s", i, text(res))
+		// Call until a call refetches the roots: the notification reaches
+		// the server after go-sdk's delay, not at once.
+		for want, n := fetches.Load()+1, 0; fetches.Load() < want; n++ {
+			if n == 500 {
+				t.Fatalf("round %d: 500 calls and none fetched the changed roots", i)
+			}
+			if res := call(t, cs, "test_simple_text", map[string]any{}); res.IsError {
+				t.Fatalf("call %d: %s", i, text(res))
+			}
 		}
 	}
 	if grown := runtime.NumGoroutine() - before; grown > rounds/3 {

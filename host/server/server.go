@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -50,6 +51,8 @@ type Options struct {
 	// Features are what the plugins provide, known from their exports
 	// before they finish compiling; they decide the advertised capabilities.
 	Features Features
+	// Tasks configures the io.modelcontextprotocol/tasks extension (tasks.go).
+	Tasks TaskOptions
 }
 
 // Features says which MCP features the server advertises.
@@ -76,6 +79,7 @@ type Server struct {
 	failed    failures
 	reloads   atomic.Int32 // hot reloads under way (Reloading)
 	stateKey  []byte
+	tasks     *tasks.Manager // nil when tasks are off (tasks.go)
 }
 
 // New creates a server. Until Ready is called, tool requests wait, so a
@@ -116,9 +120,11 @@ func New(reg *registry.Registry, opts Options) *Server {
 	if opts.Features.Resources {
 		so.SubscribeHandler, so.UnsubscribeHandler = s.subscribe, s.unsubscribe
 	}
+	s.setupTasks(caps)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.trimInitialize, s.noteSessions, s.waitReady, s.guestPath)
+	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.trimInitialize, s.noteSessions, s.waitReady, s.guestPath, s.taskGate)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
+	s.serveTasks()
 	return s
 }
 

@@ -71,8 +71,33 @@ func newServerWith(t testing.TB, prefixed bool, opts server.Options, ro plugin.R
 		srv.AddEntry(e)
 	}
 	srv.Ready()
-	t.Cleanup(func() { reg.Close(ctx); rt.Close(ctx) })
+	runtimes.Store(srv, rt)
+	t.Cleanup(func() { runtimes.Delete(srv); reg.Close(ctx); rt.Close(ctx) })
 	return srv, reg
+}
+
+// runtimes maps each server newServerWith made to its plugin runtime, for
+// waitInFlight.
+var runtimes sync.Map
+
+// waitInFlight waits until n guest calls of srv's runtime are in flight
+// (inside Invoke), so that a test acts on a call that is running rather
+// than after a fixed sleep. It may run on any goroutine: it reports a
+// timeout with t.Error.
+func waitInFlight(t testing.TB, srv *server.Server, n int) {
+	t.Helper()
+	v, ok := runtimes.Load(srv)
+	if !ok {
+		t.Error("waitInFlight: the server was not made by newServerWith")
+		return
+	}
+	rt := v.(*plugin.Runtime)
+	for deadline := time.Now().Add(30 * time.Second); rt.Stats().InFlight < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("%d calls in flight after 30s, want %d", rt.Stats().InFlight, n)
+			return
+		}
+	}
 }
 
 // connect returns a go-sdk client session over an in-memory transport.

@@ -15,8 +15,10 @@ import (
 // deployment's) so that verification needs no network.
 //
 // Keyless verification uses sigstore-go, which is large (about 370
-// modules), so it is only in binaries built with -tags sigstore; without
-// it, a policy with a Keyless part is refused when it is read.
+// modules), so it lives in the nested module github.com/mcpwasm/mcpwasm/sigstore,
+// whose keyless package registers a KeylessVerifier; only binaries built by
+// sigstore/build.sh link it. Without one, a policy with a Keyless part is
+// refused when it is read.
 type Keyless struct {
 	// TrustedRoot is the path of the trusted root JSON file.
 	TrustedRoot string
@@ -30,9 +32,28 @@ type Keyless struct {
 	Issuer string
 }
 
+// KeylessVerifier checks Sigstore keyless signatures for a binary that has
+// them (see Keyless).
+type KeylessVerifier interface {
+	// LoadTrustedRoot reads and checks the trusted root file at path.
+	LoadTrustedRoot(path string) error
+	// Verify checks the Sigstore bundle b, as cosign verify does, against
+	// k's trusted root, identity and issuer, and that it signs the
+	// manifest digest d ("sha256:…"). It returns the identity that signed;
+	// an error says why the signature is not trusted.
+	Verify(b []byte, d string, k *Keyless) (string, error)
+}
+
+var keylessVerifier KeylessVerifier
+
+// RegisterKeyless makes v the binary's keyless verifier. The sigstore
+// module's keyless package calls it from init; call it before any policy
+// is read.
+func RegisterKeyless(v KeylessVerifier) { keylessVerifier = v }
+
 // KeylessAvailable reports whether this binary can check keyless
-// signatures (it was built with -tags sigstore).
-const KeylessAvailable = keylessBuilt
+// signatures (a KeylessVerifier is registered).
+func KeylessAvailable() bool { return keylessVerifier != nil }
 
 func (k *Keyless) check() error {
 	switch {
@@ -50,23 +71,31 @@ func (k *Keyless) check() error {
 			return fmt.Errorf("identity_regexp: %v", err)
 		}
 	}
-	if !KeylessAvailable {
-		return errors.New("keyless verification (identity, issuer, trusted_root) is not in this binary: build it with -tags sigstore (see docs/security.md, registry plugins), or use a public key")
+	if !KeylessAvailable() {
+		return errors.New("keyless verification (identity, issuer, trusted_root) is not in this binary: build it with sigstore/build.sh (see docs/security.md, registry plugins), or use a public key")
 	}
-	return loadTrustedRoot(k.TrustedRoot)
+	return keylessVerifier.LoadTrustedRoot(k.TrustedRoot)
 }
 
-// anchoredRegexp is IdentityRegexp matching the whole identity ("" if
+// checkKeyless verifies a keyless bundle with the registered verifier.
+func checkKeyless(b []byte, d string, k *Keyless) (string, error) {
+	if keylessVerifier == nil {
+		return "", errors.New("a keyless (certificate) signature: this binary checks signatures made with a key; keyless verification needs a binary built with sigstore/build.sh")
+	}
+	return keylessVerifier.Verify(b, d, k)
+}
+
+// AnchoredRegexp is IdentityRegexp matching the whole identity ("" if
 // none). sigstore-go, like cosign, would match it anywhere in it.
-func (k *Keyless) anchoredRegexp() string {
+func (k *Keyless) AnchoredRegexp() string {
 	if k.IdentityRegexp == "" {
 		return ""
 	}
 	return "^(?:" + k.IdentityRegexp + ")$"
 }
 
-// who names the trusted identity in messages.
-func (k *Keyless) who() string {
+// Who names the trusted identity in messages.
+func (k *Keyless) Who() string {
 	id := k.Identity
 	if id == "" {
 		id = "~" + k.IdentityRegexp
@@ -74,8 +103,8 @@ func (k *Keyless) who() string {
 	return id + " (issuer " + k.Issuer + ")"
 }
 
-// digestBytes is the hash in a sha256 digest.
-func digestBytes(d string) ([]byte, error) {
+// DigestBytes is the hash in a sha256 digest ("sha256:" and 64 hex digits).
+func DigestBytes(d string) ([]byte, error) {
 	if len(d) != len("sha256:")+64 || d[:7] != "sha256:" {
 		return nil, fmt.Errorf("%q is not a sha256 digest", d)
 	}

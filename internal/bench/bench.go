@@ -1,5 +1,5 @@
 // Package bench is the side-by-side benchmark harness of issue 8, run as
-// "mcpwasm bench".
+// "mcpwasm-bench".
 //
 // It builds the mcpwasm command and a plain go-sdk server from the module's
 // own source, installs the Node reference server with npm, and measures them

@@ -18,10 +18,12 @@ import (
 // every figure has its row; what can be measured with echo alone is
 // measured; the rest is reported as skipped. No timing is asserted.
 func TestRunEchoOnly(t *testing.T) {
-	echo := filepath.Join(fixture.Dir(), "echo.wasm")
-	data, err := os.ReadFile(echo)
+	if testing.Short() {
+		t.Skip("slow (about 16 s): builds and runs the whole harness; not with -short")
+	}
+	data, err := os.ReadFile(fixture.Path(t, "echo"))
 	if err != nil {
-		t.Skipf("echo fixture not built (%v): run testdata/build.sh, or make test", err)
+		t.Fatal(err)
 	}
 	fixtures := t.TempDir()
 	if err := os.WriteFile(filepath.Join(fixtures, "echo.wasm"), data, 0o644); err != nil {

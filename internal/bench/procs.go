@@ -297,14 +297,14 @@ func moduleRoot(goBin string) (string, error) {
 	}
 	mod := strings.TrimSpace(string(out))
 	if mod == "" || mod == os.DevNull {
-		return "", errors.New("not inside a Go module: run mcpwasm bench from the mcpwasm checkout")
+		return "", errors.New("not inside a Go module: run mcpwasm-bench from the mcpwasm checkout")
 	}
 	data, err := os.ReadFile(mod)
 	if err != nil {
 		return "", err
 	}
 	if !bytes.Contains(data, []byte("module github.com/mcpwasm/mcpwasm\n")) {
-		return "", fmt.Errorf("%s is not the mcpwasm module: run mcpwasm bench from the mcpwasm checkout", mod)
+		return "", fmt.Errorf("%s is not the mcpwasm module: run mcpwasm-bench from the mcpwasm checkout", mod)
 	}
 	return filepath.Dir(mod), nil
 }

@@ -111,7 +111,7 @@ func (r *Report) print(w io.Writer) {
 	if node == "" {
 		node = "not measured"
 	}
-	fmt.Fprintf(w, "# mcpwasm bench: %d CPUs (%s), GOMAXPROCS %d, %s, %s, node %s; %d rounds, medians over rounds; %.0f s\n",
+	fmt.Fprintf(w, "# mcpwasm-bench: %d CPUs (%s), GOMAXPROCS %d, %s, %s, node %s; %d rounds, medians over rounds; %.0f s\n",
 		m.CPUs, m.CPUModel, m.GOMAXPROCS, m.OS, m.Go, node, m.Rounds, m.Seconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "FIGURE\tVALUE\tTARGET\tVERDICT")

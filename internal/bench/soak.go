@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// SoakOptions configures "mcpwasm bench --soak": N tools/call requests per
+// SoakOptions configures "mcpwasm-bench --soak": N tools/call requests per
 // transport, 95% echo and 5% hostile plugins, against the real binary.
 type SoakOptions struct {
 	// Calls is the number of tools/call requests per transport. Default
@@ -105,7 +105,7 @@ func (r *SoakRun) CallsPerSecond() float64 { return float64(r.Calls) / r.Seconds
 func (r *SoakRun) RSSRatio() float64 { return float64(r.RSSEnd) / float64(r.RSSWarm) }
 
 // Failures are the broken promises: lost, duplicated, stray or garbage
-// answers, and unexpected outcomes. "mcpwasm bench --soak" exits 1 on any.
+// answers, and unexpected outcomes. "mcpwasm-bench --soak" exits 1 on any.
 func (r *SoakRun) Failures() []string {
 	var f []string
 	add := func(n int, what string) {

@@ -3,8 +3,6 @@ package bench
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -13,16 +11,17 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
-// TestSoakSmall runs the soak of "mcpwasm bench --soak" with 2,000 calls
+// TestSoakSmall runs the soak of "mcpwasm-bench --soak" with 2,000 calls
 // per transport against the real binary: every call is answered exactly
 // once, every hostile fixture answers with its own category, and the
 // server's goroutines are observed through MCPWASM_DEBUG_ADDR. No timing
 // and no RSS is asserted.
 func TestSoakSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (about 20 s): 2,000 calls per transport through the binary; not with -short")
+	}
 	for _, tool := range append([]soakTool{soakEcho}, soakHostile...) {
-		if _, err := os.Stat(filepath.Join(fixture.Dir(), tool.plugin+".wasm")); err != nil {
-			t.Skipf("fixture %s not built (%v): run testdata/build.sh, or make test", tool.plugin, err)
-		}
+		fixture.Path(t, tool.plugin)
 	}
 	const calls = 2000
 	var stdout, stderr bytes.Buffer

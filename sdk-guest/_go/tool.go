@@ -24,6 +24,8 @@ type ToolDef struct {
 	inputSchema  string
 	outputSchema string
 	annotations  string
+	task         string // "" (forbidden), "optional" or "required"
+	inputFirst   bool
 	handler      Handler
 }
 
@@ -55,6 +57,21 @@ func (t *ToolDef) OutputSchema(schema string) *ToolDef { t.outputSchema = schema
 // `{"readOnlyHint":true,"openWorldHint":false}`.
 func (t *ToolDef) Annotations(annotations string) *ToolDef { t.annotations = annotations; return t }
 
+// Task makes the tool run as a task (MCP's io.modelcontextprotocol/tasks
+// extension, ABI.md §2) when the client supports tasks: the host answers
+// the call at once with a task and runs the handler detached from the
+// request, under the server's task time limit. mode is "optional" (a
+// client without tasks gets a plain call) or "required" (such a client is
+// refused). The handler is the same either way.
+func (t *ToolDef) Task(mode string) *ToolDef { t.task = mode; return t }
+
+// TaskInputFirst makes a task tool ask its questions before its task
+// starts: a call without the answers runs as a plain call, answered with
+// the questions by multi round-trip, and the task starts with the call
+// that brings them (ABI.md §2). Without it, questions asked during a task
+// wait in the task for tasks/update.
+func (t *ToolDef) TaskInputFirst() *ToolDef { t.inputFirst = true; return t }
+
 // Name returns the tool's name as declared.
 func (t *ToolDef) Name() string { return t.name }
 
@@ -83,6 +100,12 @@ type toolJSON struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	Execution    *executionJSON  `json:"execution,omitempty"`
+}
+
+type executionJSON struct {
+	TaskSupport string `json:"taskSupport"`
+	InputFirst  bool   `json:"inputFirst,omitempty"`
 }
 
 // listToolsJSON checks every registered tool, and what the optional packages
@@ -114,6 +137,14 @@ func listToolsJSON() ([]byte, error) {
 		}
 		if tj.Annotations, err = guest.Annotations("tool "+quote(t.name), t.annotations); err != nil {
 			return nil, err
+		}
+		switch {
+		case t.task == "optional" || t.task == "required":
+			tj.Execution = &executionJSON{TaskSupport: t.task, InputFirst: t.inputFirst}
+		case t.task != "":
+			return nil, errors.New("tool " + quote(t.name) + `: Task mode must be "optional" or "required", not ` + quote(t.task))
+		case t.inputFirst:
+			return nil, errors.New("tool " + quote(t.name) + ": TaskInputFirst without Task")
 		}
 		list = append(list, tj)
 	}

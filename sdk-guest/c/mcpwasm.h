@@ -182,6 +182,8 @@ typedef struct mcpwasm_tool {
     const char *title;         /**< optional display title */
     const char *output_schema; /**< optional JSON Schema text */
     const char *annotations;   /**< optional ToolAnnotations JSON text */
+    const char *task;          /**< optional: "optional" or "required" runs it as a task (ABI.md §2) */
+    bool task_input_first;     /**< with task: ask the client before the task starts */
 } mcpwasm_tool;
 
 /** The argument `key` (absent if missing). */
@@ -1274,6 +1276,10 @@ int32_t mcpwasm_run_list_tools(const mcpwasm_tool *t, size_t n) {
             return mcpwasm__failf("tool \"%s\": the output schema is not a JSON object with \"type\": \"object\"", nm);
         if (t[i].annotations && !mcpwasm__object_text(t[i].annotations, false))
             return mcpwasm__failf("tool \"%s\": the annotations are not a JSON object", nm);
+        if (t[i].task && strcmp(t[i].task, "optional") != 0 && strcmp(t[i].task, "required") != 0)
+            return mcpwasm__failf("tool \"%s\": task must be \"optional\" or \"required\", not \"%s\"", nm, t[i].task);
+        if (!t[i].task && t[i].task_input_first)
+            return mcpwasm__failf("tool \"%s\": task_input_first without task", nm);
         mcpwasm_w_object(&w);
         mcpwasm__opt(&w, "name", nm);
         mcpwasm__opt(&w, "title", t[i].title);
@@ -1281,6 +1287,13 @@ int32_t mcpwasm_run_list_tools(const mcpwasm_tool *t, size_t n) {
         mcpwasm_w_key(&w, "inputSchema"); mcpwasm__raw_text(&w, t[i].input_schema);
         if (t[i].output_schema) { mcpwasm_w_key(&w, "outputSchema"); mcpwasm__raw_text(&w, t[i].output_schema); }
         if (t[i].annotations) { mcpwasm_w_key(&w, "annotations"); mcpwasm__raw_text(&w, t[i].annotations); }
+        if (t[i].task) {
+            mcpwasm_w_key(&w, "execution");
+            mcpwasm_w_object(&w);
+            mcpwasm__opt(&w, "taskSupport", t[i].task);
+            if (t[i].task_input_first) { mcpwasm_w_key(&w, "inputFirst"); mcpwasm_w_bool(&w, true); }
+            mcpwasm_w_object_end(&w);
+        }
         mcpwasm_w_object_end(&w);
     }
     mcpwasm_w_array_end(&w);

@@ -26,13 +26,15 @@ func TestListTools(t *testing.T) {
 		Tool("upper", "Upper-case", objSchema, func(*Call) (*Result, error) { return nil, nil }).
 			Title("Upper").OutputSchema(`{"type":"object"}`).Annotations(`{"readOnlyHint":true}`)
 		Tool("a-b-c_9", "", `{"type":"object"}`, func(*Call) (*Result, error) { return nil, nil })
+		Tool("job", "", `{"type":"object"}`, func(*Call) (*Result, error) { return nil, nil }).Task("required").TaskInputFirst()
 	})
 	out, err := ListTools()
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := `{"tools":[{"name":"upper","title":"Upper","description":"Upper-case","inputSchema":` + objSchema +
-		`,"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}},{"name":"a-b-c_9","inputSchema":{"type":"object"}}]}`
+		`,"outputSchema":{"type":"object"},"annotations":{"readOnlyHint":true}},{"name":"a-b-c_9","inputSchema":{"type":"object"}},` +
+		`{"name":"job","inputSchema":{"type":"object"},"execution":{"taskSupport":"required","inputFirst":true}}]}`
 	if string(out) != want {
 		t.Errorf("got  %s\nwant %s", out, want)
 	}
@@ -54,6 +56,8 @@ func TestListToolsRefusesMistakes(t *testing.T) {
 		{"schema not object", `tool "x": inputSchema must be a JSON Schema object`, func() { Tool("x", "", `{"type":"string"}`, h) }},
 		{"output schema", `tool "x": outputSchema must be`, func() { Tool("x", "", objSchema, h).OutputSchema(`{"type":"array"}`) }},
 		{"annotations", `tool "x": annotations must be a JSON object`, func() { Tool("x", "", objSchema, h).Annotations(`1`) }},
+		{"task mode", `tool "x": Task mode must be`, func() { Tool("x", "", objSchema, h).Task("always") }},
+		{"input first alone", `tool "x": TaskInputFirst without Task`, func() { Tool("x", "", objSchema, h).TaskInputFirst() }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			withTools(t, tc.register)

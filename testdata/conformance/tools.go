@@ -151,9 +151,23 @@ const enumsSchema = `{
 }`
 
 func listTools(json.RawMessage, callContext) (any, error) {
+	out := make([]json.RawMessage, len(tools))
+	for i, t := range tools {
+		b, err := json.Marshal(t)
+		if err != nil {
+			return nil, err
+		}
+		if e, ok := taskSupport[t.Name]; ok { // the tool's execution object (tasks.go)
+			var m map[string]json.RawMessage
+			json.Unmarshal(b, &m)
+			m["execution"], _ = json.Marshal(e)
+			b, _ = json.Marshal(m)
+		}
+		out[i] = b
+	}
 	return struct {
-		Tools []tool `json:"tools"`
-	}{tools}, nil
+		Tools []json.RawMessage `json:"tools"`
+	}{out}, nil
 }
 
 func callTool(req json.RawMessage, ctx callContext) (any, error) {

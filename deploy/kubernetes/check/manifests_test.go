@@ -33,6 +33,7 @@ type kustomization struct {
 		IncludeSelectors bool              `json:"includeSelectors"`
 	} `json:"labels"`
 	Resources       []string `json:"resources"`
+	Components      []string `json:"components"` // redis, optional (redis_test.go)
 	SecretGenerator []struct {
 		Name    string   `json:"name"`
 		Files   []string `json:"files"`
@@ -337,7 +338,7 @@ func TestStaticBinary(t *testing.T) {
 		t.Fatalf("the static binary does not run: %v\n%s", err, b)
 	}
 	// Keyless signature checking (sigstore-go, ~370 modules) is only in
-	// binaries built with -tags sigstore; the default one links none of it.
+	// binaries sigstore/build.sh builds; the default one links none of it.
 	info, err := buildinfo.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)

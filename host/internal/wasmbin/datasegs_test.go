@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -408,9 +407,9 @@ func TestDataMergeOutOfBounds(t *testing.T) {
 func TestDataMergeRealModules(t *testing.T) {
 	for _, name := range []string{"sdk_go", "sdk_tinygo", "sdk_rust", "sdk_as", "conformance"} {
 		t.Run(name, func(t *testing.T) {
-			in, err := os.ReadFile(filepath.Join(fixture.Dir(), name+".wasm"))
+			in, err := os.ReadFile(fixture.Path(t, name))
 			if err != nil {
-				t.Skipf("testdata/wasm/%s.wasm is not built (testdata/build.sh builds it): %v", name, err)
+				t.Fatal(err)
 			}
 			out, _, err := Preflight(in, policy(100_000))
 			if err != nil {
@@ -507,9 +506,9 @@ func FuzzDataMerge(f *testing.F) {
 // BenchmarkPreflightGo is the load-time cost of Preflight on standard Go's
 // output, which merges 40,000 data segments.
 func BenchmarkPreflightGo(b *testing.B) {
-	in, err := os.ReadFile(filepath.Join(fixture.Dir(), "sdk_go.wasm"))
+	in, err := os.ReadFile(fixture.Path(b, "sdk_go"))
 	if err != nil {
-		b.Skipf("testdata/wasm/sdk_go.wasm is not built (testdata/build.sh builds it): %v", err)
+		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(in)))
 	for b.Loop() {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
@@ -16,11 +17,9 @@ import (
 // assemble compiles testdata/name.wat with wat2wasm.
 func assembleWAT(t testing.TB, name string) []byte {
 	t.Helper()
-	if _, err := exec.LookPath("wat2wasm"); err != nil {
-		t.Skip("wat2wasm (wabt) is not installed; scripts/install-toolchains.sh installs it")
-	}
+	wat2wasm := fixture.Tool(t, "wat2wasm")
 	out := filepath.Join(t.TempDir(), name+".wasm")
-	if b, err := exec.Command("wat2wasm", filepath.Join("testdata", name+".wat"), "-o", out).CombinedOutput(); err != nil {
+	if b, err := exec.Command(wat2wasm, filepath.Join("testdata", name+".wat"), "-o", out).CombinedOutput(); err != nil {
 		t.Fatalf("wat2wasm: %v\n%s", err, b)
 	}
 	wasm, err := os.ReadFile(out)
@@ -193,9 +192,9 @@ func TestInstrumentRealModules(t *testing.T) {
 // standard-Go conformance fixture, rewritten on every start (wazero's cache
 // is keyed by the rewritten bytes).
 func BenchmarkInstrument(b *testing.B) {
-	in, err := os.ReadFile(filepath.Join("..", "..", "..", "testdata", "wasm", "conformance.wasm"))
+	in, err := os.ReadFile(fixture.Path(b, "conformance"))
 	if err != nil {
-		b.Skip("testdata/wasm/conformance.wasm is not built (testdata/build.sh)")
+		b.Fatal(err)
 	}
 	pre, _, err := Preflight(in, policy(100_000))
 	if err != nil {

@@ -37,7 +37,7 @@ var bigRepresentatives = map[string]bool{"sdk_go.wasm": true, "conformance.wasm"
 
 func builtModules(t *testing.T) []string {
 	var files []string
-	root := filepath.Join(fixture.Dir(), "..", "..")
+	root := fixture.Root()
 	for _, pattern := range []string{"testdata/wasm/*.wasm", "plugins/*/*.wasm", "plugins/builtin/wasm/*.wasm"} {
 		m, _ := filepath.Glob(filepath.Join(root, pattern))
 		for _, f := range m {
@@ -51,8 +51,11 @@ func builtModules(t *testing.T) []string {
 			files = append(files, f)
 		}
 	}
+	if built, _ := filepath.Glob(filepath.Join(fixture.Dir(), "*.wasm")); len(built) == 0 && fixture.Required() {
+		fixture.Missing(t, "no fixture in testdata/wasm is built: run testdata/build.sh")
+	}
 	if len(files) == 0 {
-		t.Skip("no built plugins or fixtures")
+		t.Fatal("no module found, not even the embedded plugins/builtin/wasm")
 	}
 	return files
 }

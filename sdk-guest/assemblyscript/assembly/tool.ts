@@ -12,6 +12,8 @@ export class Tool {
   title: string | null = null;
   outputSchema: string | null = null;
   annotations: string | null = null;
+  task: string | null = null;
+  taskInputFirst: bool = false;
   constructor(public name: string, public description: string, public inputSchema: string, public handler: Handler) {}
 
   withTitle(title: string): Tool { this.title = title; return this; }
@@ -19,6 +21,14 @@ export class Tool {
   withOutputSchema(schema: string): Tool { this.outputSchema = schema; return this; }
   /** MCP annotations as JSON text, e.g. `{"readOnlyHint": true}`. */
   withAnnotations(json: string): Tool { this.annotations = json; return this; }
+  /**
+   * Runs the tool as a task (MCP's io.modelcontextprotocol/tasks, ABI.md §2)
+   * when the client supports tasks: "optional" (a client without tasks gets
+   * a plain call) or "required" (such a client is refused).
+   */
+  withTask(mode: string): Tool { this.task = mode; return this; }
+  /** With withTask: the client is asked before the task starts (multi round-trip). */
+  withTaskInputFirst(): Tool { this.taskInputFirst = true; return this; }
 }
 
 const tools = new Array<Tool>();
@@ -184,6 +194,17 @@ export function listTools(): i32 {
       const a = parseJSON(an);
       if (a == null) { setError("tool " + t.name + ": annotations are not valid JSON: " + jsonError()); return 1; }
       v.set("annotations", a);
+    }
+    const task = t.task;
+    if (task != null) {
+      if (task != "optional" && task != "required") {
+        setError("tool " + t.name + ": task mode must be \"optional\" or \"required\", not \"" + task + "\""); return 1;
+      }
+      const e = JSONValue.object().setString("taskSupport", task);
+      if (t.taskInputFirst) e.setBool("inputFirst", true);
+      v.set("execution", e);
+    } else if (t.taskInputFirst) {
+      setError("tool " + t.name + ": withTaskInputFirst without withTask"); return 1;
     }
     list.push(v);
   }

@@ -27,4 +27,4 @@ function fails(call: Call): ToolResult {
 
 registerTool("features", "Exercises the SDK", `{"type":"object","properties":{"n":{"type":"integer"}}}`, features)
   .withTitle("Features").withAnnotations(`{"readOnlyHint":true}`).withOutputSchema(`{"type":"object"}`);
-registerTool("fails", "Always an error", `{"type":"object"}`, fails);
+registerTool("fails", "Always an error", `{"type":"object"}`, fails).withTask("optional");

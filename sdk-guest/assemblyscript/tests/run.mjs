@@ -79,6 +79,8 @@ r = await f.listTools();
 assert.equal(r.output.tools[0].title, "Features");
 assert.deepEqual(r.output.tools[0].annotations, { readOnlyHint: true });
 assert.deepEqual(r.output.tools[0].outputSchema, { type: "object" });
+assert.equal(r.output.tools[0].execution, undefined);
+assert.deepEqual(r.output.tools[1].execution, { taskSupport: "optional" });
 const mounts = [{ path: "/srv/data", read_only: true }];
 r = await f.callTool("features", { n: 4, tag: "t" }, { deadline_ms: 4998, mounts });
 assert.deepEqual(r.output.structuredContent,

@@ -208,7 +208,7 @@ static const mcpwasm_tool tools[] = {
     {.name = "echo", .description = "d", .input_schema = "{\"type\":\"object\"}", .handler = echo},
     {.name = "client", .description = "d", .input_schema = "{\"type\":\"object\"}", .handler = client, .title = "T",
      .annotations = "{\"readOnlyHint\":true}"},
-    {.name = "shapes", .input_schema = "{\"type\":\"object\"}", .handler = shapes},
+    {.name = "shapes", .input_schema = "{\"type\":\"object\"}", .handler = shapes, .task = "required", .task_input_first = true},
 };
 MCPWASM_TOOLS(tools)
 
@@ -256,6 +256,8 @@ static void test_exports(void) {
     CHECK(mcpwasm_json_len(mcpwasm_json_get(l, "tools")) == 3);
     CHECK_STR(mcpwasm_json_dup(mcpwasm_json_at(mcpwasm_json_get(l, "tools"), 1)),
               "{\"name\":\"client\",\"title\":\"T\",\"description\":\"d\",\"inputSchema\":{\"type\":\"object\"},\"annotations\":{\"readOnlyHint\":true}}");
+    CHECK_STR(mcpwasm_json_dup(mcpwasm_json_at(mcpwasm_json_get(l, "tools"), 2)),
+              "{\"name\":\"shapes\",\"inputSchema\":{\"type\":\"object\"},\"execution\":{\"taskSupport\":\"required\",\"inputFirst\":true}}");
     out = run(call_tool, "{\"request\":{\"name\":\"echo\",\"arguments\":{\"s\":\"\\u00e9\\\"\",\"i\":7,\"d\":0.5,\"b\":true}},\"context\":{\"plugin\":\"pl\"}}", 0);
     CHECK_STR(out, "{\"content\":[{\"type\":\"text\",\"text\":\"\xc3\xa9\\\"|1111|7|0.5|1|pl|v\"}]}");
     CHECK_STR(mcpwasm_native_calls(), "notify_progress {\"progress\":1}\nnotify_logging_message {\"level\":\"info\",\"data\":\"echo \xc3\xa9\\\"\"}\n");
@@ -350,6 +352,8 @@ static void test_exports(void) {
     static const mcpwasm_tool dup[] = {{.name = "t", .input_schema = "{\"type\":\"object\"}", .handler = echo},
                                        {.name = "t", .input_schema = "{\"type\":\"object\"}", .handler = echo}};
     CHECK(mcpwasm_run_list_tools(dup, 2) == 1 && strstr(mcpwasm_native_error(), "twice"));
+    static const mcpwasm_tool bad_task[] = {{.name = "t", .input_schema = "{\"type\":\"object\"}", .handler = echo, .task = "always"}};
+    CHECK(mcpwasm_run_list_tools(bad_task, 1) == 1 && strstr(mcpwasm_native_error(), "task must be"));
     static const mcpwasm_resource bad_tmpl[] = {{.uri = "notes://{id", .name = "n", .handler = note}};
     CHECK(mcpwasm_run_list_resources(bad_tmpl, 1, true) == 1 && strstr(mcpwasm_native_error(), "notes://{id"));
     static const mcpwasm_resource no_scheme[] = {{.uri = "about", .name = "n", .handler = note}};

@@ -62,6 +62,11 @@ pub struct Tool {
     pub output_schema: Option<&'static str>,
     /// MCP tool annotations as a JSON object, e.g. `{"readOnlyHint": true}`.
     pub annotations: Option<&'static str>,
+    /// Task support (ABI.md §2): `"optional"` or `"required"`; `None` is a
+    /// plain tool.
+    pub task: Option<&'static str>,
+    /// With a task mode: ask the client before the task starts.
+    pub task_input_first: bool,
 }
 
 impl Tool {
@@ -71,7 +76,17 @@ impl Tool {
         input_schema: &'static str,
         handler: Handler,
     ) -> Tool {
-        Tool { name, description, input_schema, handler, title: None, output_schema: None, annotations: None }
+        Tool {
+            name,
+            description,
+            input_schema,
+            handler,
+            title: None,
+            output_schema: None,
+            annotations: None,
+            task: None,
+            task_input_first: false,
+        }
     }
     /// A human-readable title.
     pub const fn title(self, title: &'static str) -> Tool {
@@ -84,6 +99,21 @@ impl Tool {
     /// Annotations (`readOnlyHint`, `idempotentHint`, ...) as a JSON object.
     pub const fn annotations(self, annotations: &'static str) -> Tool {
         Tool { annotations: Some(annotations), ..self }
+    }
+
+    /// Runs the tool as a task (MCP's io.modelcontextprotocol/tasks) when the
+    /// client supports tasks: `"optional"` (a client without tasks gets a
+    /// plain call) or `"required"` (such a client is refused). The host
+    /// answers at once with a task and runs the handler detached, under the
+    /// server's task time limit.
+    pub const fn task(self, mode: &'static str) -> Tool {
+        Tool { task: Some(mode), ..self }
+    }
+    /// With [`Tool::task`]: the questions the handler asks are answered by
+    /// multi round-trip before the task starts, instead of in the task
+    /// through tasks/update.
+    pub const fn task_input_first(self) -> Tool {
+        Tool { task_input_first: true, ..self }
     }
 
     /// The MCP `Tool` object, or why the declaration is wrong.
@@ -112,6 +142,20 @@ impl Tool {
         if let Some(a) = self.annotations {
             let a = json::parse(a).map_err(|e| format!("tool {}: annotations are not valid JSON: {}", name, e))?;
             v.insert("annotations", a);
+        }
+        match self.task {
+            Some(m @ ("optional" | "required")) => {
+                let mut e = Value::object().with("taskSupport", m);
+                if self.task_input_first {
+                    e.insert("inputFirst", true);
+                }
+                v.insert("execution", e);
+            }
+            Some(m) => {
+                return Err(format!("tool {}: task mode must be \"optional\" or \"required\", not {:?}", name, m))
+            }
+            None if self.task_input_first => return Err(format!("tool {}: task_input_first without task", name)),
+            None => {}
         }
         Ok(v)
     }

@@ -20,6 +20,7 @@ fn tools() -> Vec<Tool> {
     vec![
         Tool::new("double", "Doubles n", SCHEMA, double).title("Double").annotations(r#"{"readOnlyHint":true}"#),
         Tool::new("greet", "Greets", r#"{"type":"object"}"#, greet),
+        Tool::new("job", "A task", r#"{"type":"object"}"#, greet).task("required").task_input_first(),
     ]
 }
 
@@ -32,6 +33,9 @@ fn lists_tools() {
     assert_eq!(t[0]["inputSchema"]["required"][0].as_str(), Some("n"));
     assert_eq!(t[0]["annotations"]["readOnlyHint"].as_bool(), Some(true));
     assert_eq!(t[1]["description"].as_str(), Some("Greets"));
+    assert!(t[1]["execution"].is_null());
+    assert_eq!(t[2]["execution"]["taskSupport"].as_str(), Some("required"));
+    assert_eq!(t[2]["execution"]["inputFirst"].as_bool(), Some(true));
 }
 
 #[test]
@@ -51,6 +55,10 @@ fn rejects_bad_declarations() {
     let e = list_tools(&[Tool::new("t", "", r#"{"type":"object"}"#, h), Tool::new("t", "", r#"{"type":"object"}"#, h)])
         .unwrap_err();
     assert!(e.contains("declared twice"), "{}", e);
+    let e = list_tools(&[Tool::new("t", "", r#"{"type":"object"}"#, h).task("always")]).unwrap_err();
+    assert!(e.contains("task mode must be"), "{}", e);
+    let e = list_tools(&[Tool::new("t", "", r#"{"type":"object"}"#, h).task_input_first()]).unwrap_err();
+    assert!(e.contains("task_input_first without task"), "{}", e);
 }
 
 #[test]

@@ -1,3 +1,10 @@
+// Command mcpwasm-bench measures mcpwasm side by side with a plain go-sdk
+// server and the Node reference server (internal/bench), or soaks it with
+// --soak. It is a command of its own so that the product binary carries no
+// benchmark harness; it builds cmd/mcpwasm from the checkout it runs in.
+//
+//	testdata/build.sh && go run ./cmd/mcpwasm-bench [--quick] [--json FILE]
+//	go run ./cmd/mcpwasm-bench --soak 100000
 package main
 
 import (
@@ -12,9 +19,19 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/bench"
 )
 
-// cmdBench parses the bench flags and runs the harness (internal/bench).
-func cmdBench(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// stringList is a repeatable string flag.
+type stringList []string
+
+func (s *stringList) String() string     { return fmt.Sprint(*s) }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// run parses the bench flags and runs the harness (internal/bench).
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("mcpwasm-bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
 		o       bench.Options
@@ -30,21 +47,20 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	soak := fs.Int("soak", 0, "instead of the figures, a soak of N tools/call requests per transport (stdio, HTTP), 5% to hostile fixtures (docs/performance.md uses 100000)")
 	soakClients := fs.Int("soak-clients", 8, "--soak: concurrent clients (stdio goroutines, HTTP sessions)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mcpwasm bench [flags]   (run from the mcpwasm checkout, after testdata/build.sh)")
+		fmt.Fprintln(stderr, "usage: mcpwasm-bench [flags]   (run from the mcpwasm checkout, after testdata/build.sh)")
 		fs.PrintDefaults()
 	}
-	pos, err := parseArgs(fs, args)
-	if err != nil {
+	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if len(pos) > 0 {
+	if fs.NArg() > 0 {
 		fs.Usage()
 		return 2
 	}
 	for _, p := range plugins {
 		g, err := bench.ParsePlugin(p)
 		if err != nil {
-			fmt.Fprintln(stderr, "mcpwasm:", err)
+			fmt.Fprintln(stderr, "mcpwasm-bench:", err)
 			return 2
 		}
 		o.Plugins = append(o.Plugins, g)
@@ -55,7 +71,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 	if *soak > 0 {
 		rep, err := bench.Soak(ctx, bench.SoakOptions{Calls: *soak, Clients: *soakClients, Fixtures: o.Fixtures, Stdout: stdout, Stderr: stderr})
 		if err != nil {
-			fmt.Fprintln(stderr, "mcpwasm bench --soak:", err)
+			fmt.Fprintln(stderr, "mcpwasm-bench --soak:", err)
 			return 1
 		}
 		if len(rep.Failures()) > 0 {
@@ -64,7 +80,7 @@ func cmdBench(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if _, err := bench.Run(ctx, o); err != nil {
-		fmt.Fprintln(stderr, "mcpwasm bench:", err)
+		fmt.Fprintln(stderr, "mcpwasm-bench:", err)
 		return 1
 	}
 	return 0

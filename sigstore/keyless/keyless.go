@@ -1,6 +1,9 @@
-//go:build sigstore
-
-package source
+// Package keyless verifies Sigstore keyless signatures of registry plugins
+// with sigstore-go. Importing it registers the verifier with host/source;
+// sigstore/build.sh builds an mcpwasm binary that imports it. It is a
+// module of its own so that the main module, and the default binary, carry
+// none of sigstore-go's dependencies.
+package keyless
 
 import (
 	"fmt"
@@ -9,9 +12,14 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/bundle"
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/verify"
+
+	"github.com/mcpwasm/mcpwasm/host/source"
 )
 
-const keylessBuilt = true
+func init() { source.RegisterKeyless(Verifier{}) }
+
+// Verifier is the source.KeylessVerifier this package registers.
+type Verifier struct{}
 
 // roots caches trusted roots by path: a file is read once per process.
 var roots sync.Map // path -> *root.TrustedRoot
@@ -28,12 +36,14 @@ func trustedRoot(path string) (*root.TrustedRoot, error) {
 	return tr, nil
 }
 
-func loadTrustedRoot(path string) error {
+// LoadTrustedRoot reads and checks the trusted root at path (once per
+// process).
+func (Verifier) LoadTrustedRoot(path string) error {
 	_, err := trustedRoot(path)
 	return err
 }
 
-// checkKeyless verifies a Sigstore bundle made keyless against the trusted
+// Verify verifies a Sigstore bundle made keyless against the trusted
 // root, as cosign verify does: the certificate chains to a Fulcio CA of the
 // root and was valid when the signature was logged (a transparency log
 // entry of the root's logs, with a signed timestamp or its integrated time)
@@ -42,7 +52,7 @@ func loadTrustedRoot(path string) error {
 // match; and the signature covers the manifest digest d (a message
 // signature over the manifest, or a DSSE statement naming it). It returns
 // the identity that signed.
-func checkKeyless(b []byte, d string, k *Keyless) (string, error) {
+func (Verifier) Verify(b []byte, d string, k *source.Keyless) (string, error) {
 	tr, err := trustedRoot(k.TrustedRoot)
 	if err != nil {
 		return "", err
@@ -61,20 +71,20 @@ func checkKeyless(b []byte, d string, k *Keyless) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	id, err := verify.NewShortCertificateIdentity(k.Issuer, "", k.Identity, k.anchoredRegexp())
+	id, err := verify.NewShortCertificateIdentity(k.Issuer, "", k.Identity, k.AnchoredRegexp())
 	if err != nil {
 		return "", err
 	}
-	sum, err := digestBytes(d)
+	sum, err := source.DigestBytes(d)
 	if err != nil {
 		return "", err
 	}
 	res, err := v.Verify(&bu, verify.NewPolicy(verify.WithArtifactDigest("sha256", sum), verify.WithCertificateIdentity(id)))
 	if err != nil {
-		return "", fmt.Errorf("keyless signature not trusted for %s: %v", k.who(), err)
+		return "", fmt.Errorf("keyless signature not trusted for %s: %v", k.Who(), err)
 	}
 	if res.Signature != nil && res.Signature.Certificate != nil {
 		return res.Signature.Certificate.SubjectAlternativeName, nil
 	}
-	return k.who(), nil
+	return k.Who(), nil
 }

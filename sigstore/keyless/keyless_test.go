@@ -1,6 +1,4 @@
-//go:build sigstore
-
-package source
+package keyless
 
 import (
 	"context"
@@ -24,8 +22,63 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/registry/remote/auth"
+
+	"github.com/mcpwasm/mcpwasm/host/source"
+	"github.com/mcpwasm/mcpwasm/host/source/store"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/mcpwasm/mcpwasm/internal/ocitest"
 )
+
+// The types of host/source these tests use.
+type (
+	Keyless = source.Keyless
+	Policy  = source.Policy
+	Request = source.Request
+	Options = source.Options
+	Result  = source.Result
+)
+
+// newResolver is a resolver with its store and lock file in dir (a fresh
+// folder if ""), changed by mod.
+func newResolver(t *testing.T, dir string, mod func(*Options)) *source.Resolver {
+	t.Helper()
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	st, err := store.Open(filepath.Join(dir, "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lock, err := source.OpenLock(filepath.Join(dir, source.LockName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := Options{Store: st, Lock: lock, Credentials: func(context.Context, string) (auth.Credential, error) {
+		return auth.EmptyCredential, nil
+	}}
+	if mod != nil {
+		mod(&o)
+	}
+	r, err := source.New(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// signedPlugin pushes the fixture as repo:1 and returns its source, its
+// manifest's descriptor and the manifest.
+func signedPlugin(t *testing.T, reg *ocitest.Registry, repo, name string) (string, ocispec.Descriptor, []byte) {
+	wasm, err := os.ReadFile(fixture.Path(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := reg.PushWasm(t, repo, "1", wasm)
+	m, _, _ := reg.Repo(repo).Get(desc.Digest)
+	return "oci://" + reg.Host() + "/" + repo + ":1", desc, m
+}
 
 // keylessBundle signs an in-toto statement naming subject as
 // identity/issuer with the virtual Sigstore (a Fulcio certificate, a Rekor
@@ -132,7 +185,7 @@ func TestKeyless(t *testing.T) {
 	const who, iss = "https://github.com/acme/tools/.github/workflows/release.yml@refs/tags/v1", "https://token.actions.githubusercontent.com"
 	rootFile := trustedRootFile(t, vs, false)
 	pol := func(k Keyless) Policy {
-		p, err := NewPolicy("required", nil, &k)
+		p, err := source.NewPolicy("required", nil, &k)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +279,7 @@ func TestKeylessPolicyChecked(t *testing.T) {
 		"missing root":   {TrustedRoot: bad + ".missing", Identity: "a", Issuer: "b"},
 		"malformed root": {TrustedRoot: bad, Identity: "a", Issuer: "b"},
 	} {
-		if _, err := NewPolicy("required", nil, &k); err == nil {
+		if _, err := source.NewPolicy("required", nil, &k); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
 	}
