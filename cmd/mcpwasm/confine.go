@@ -36,6 +36,7 @@ type confineInputs struct {
 	cacheDir string   // --cache-dir / [server] cache_dir ("" default, "off")
 	storeDir string   // --store
 	audit    string   // the audit log file, or ""
+	traces   string   // the trace collector's URL, or ""
 	listen   []string // addresses serve listens on
 	tasks    string   // the task store: "", "memory" or redis://HOST:PORT/DB
 }
@@ -44,7 +45,8 @@ type confineInputs struct {
 // plugins, its config's folder and the secrets it names; write the
 // writable granted folders, the compile cache, the plugin store and the
 // audit log; listen on its addresses; connect to the ports the plugins'
-// network grants, the registries, the JWKS and the task store need.
+// network grants, the registries, the JWKS, the task store and the trace
+// collector need.
 func confinePolicy(in confineInputs) confine.Policy {
 	var p confine.Policy
 	ro := func(paths ...string) {
@@ -156,6 +158,7 @@ func confinePolicy(in confineInputs) confine.Policy {
 		}
 		connect(port)
 	}
+	connectURL(in.traces, connect) // the OTLP collector ([server.tracing], OTEL_*)
 	for _, addr := range in.listen {
 		if addr == "" {
 			continue

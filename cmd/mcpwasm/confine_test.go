@@ -225,6 +225,11 @@ schemes = ["http"]
 	if want := []uint16{8080, 9090}; !slices.Equal(p.BindTCP, want) {
 		t.Errorf("BindTCP = %v, want %v", p.BindTCP, want)
 	}
+	// A trace collector: its port, and DNS.
+	traced := confinePolicy(confineInputs{cfg: &config.Config{}, cacheDir: "off", traces: "http://collector:4318/v1/traces"})
+	if slices.Sort(traced.ConnectTCP); !slices.Equal(traced.ConnectTCP, []uint16{53, 4318}) {
+		t.Errorf("tracing: ConnectTCP = %v, want [53 4318]", traced.ConnectTCP)
+	}
 	// The Redis task store opens connections while serving: its port (6379
 	// when none is given) stays connectable; the memory store needs none.
 	for store, want := range map[string][]uint16{"redis://tasks.internal:7000/0": {53, 7000}, "redis://tasks.internal/2": {53, 6379}, "memory": nil} {

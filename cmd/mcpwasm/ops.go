@@ -9,12 +9,14 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/metrics"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 )
 
 // opsFlags are serve's operator flags.
@@ -36,6 +38,7 @@ type ops struct {
 	file      io.Closer // the audit file, if one was opened
 	auditPath string    // its path, or "" or "-"
 	metrics   *metrics.Metrics
+	traces    *tracing.Provider // nil when tracing is off
 }
 
 // newOps opens the audit log named by --audit-log or [server.audit] file
@@ -72,7 +75,11 @@ func newOps(f opsFlags, cfg *config.Config, stderr io.Writer) (*ops, error) {
 // start creates the metrics, reading the sandbox and the server at each
 // scrape and counting the audit log's events. Call it before serving.
 func (o *ops) start(srv *server.Server, rt *plugin.Runtime) {
-	o.metrics = metrics.New(metrics.Options{Sandbox: rt.Stats, Sessions: srv.Sessions, Plugins: srv.Plugins})
+	mo := metrics.Options{Sandbox: rt.Stats, Sessions: srv.Sessions, Plugins: srv.Plugins}
+	if o.traces != nil {
+		mo.Traces = tracing.ReadStats
+	}
+	o.metrics = metrics.New(mo)
 	o.audit.Observe(o.metrics.Observe)
 }
 
@@ -108,8 +115,27 @@ func (o *ops) serveAdmin(ctx context.Context, srv *server.Server, logger *slog.L
 	return nil
 }
 
-// close closes the audit file.
+// startTracing starts exporting traces if [server.tracing] or the OTEL_*
+// variables say so.
+func (o *ops) startTracing(cfg *config.Config, logger *slog.Logger) error {
+	t := cfg.Server.Tracing
+	var err error
+	o.traces, err = tracing.Setup(tracing.Config{Enabled: t.Enabled, Endpoint: t.Endpoint, Protocol: t.Protocol,
+		ServiceName: t.ServiceName, Sampler: t.Sampler, SamplerArg: t.SamplerArg, QueueSize: t.QueueSize,
+		Timeout: t.Timeout.Duration, Version: version, Logger: logger})
+	return err
+}
+
+// traceFlushTimeout bounds the export of the last spans at exit.
+const traceFlushTimeout = 5 * time.Second
+
+// close exports the spans still queued and closes the audit file.
 func (o *ops) close() {
+	if o.traces != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), traceFlushTimeout)
+		o.traces.Shutdown(ctx)
+		cancel()
+	}
 	if o.file != nil {
 		o.file.Close()
 	}

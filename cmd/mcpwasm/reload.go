@@ -18,6 +18,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 )
 
 // reloader keeps what serve serves in step with the plugin files and the
@@ -143,7 +144,10 @@ func (r *reloader) reloadConfig(ctx context.Context, why string) {
 		cfg = c
 	}
 	all := func(string) bool { return true }
-	if err := r.reconcile(ctx, cfg, all); err != nil {
+	ctx, span := tracing.Start(ctx, "plugin.reload", tracing.KeyReloadCause, why)
+	err := r.reconcile(ctx, cfg, all)
+	span.End(err)
+	if err != nil {
 		r.ld.logger.Error("config not reloaded; the previous one stays in force", "trigger", why, "err", err)
 		return
 	}
@@ -159,7 +163,9 @@ func (r *reloader) reloadConfig(ctx context.Context, why string) {
 func (r *reloader) rescan(ctx context.Context, touched map[string]bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	ctx, span := tracing.Start(ctx, "plugin.reload", tracing.KeyReloadCause, "files changed")
 	err := r.reconcile(ctx, r.cfg, func(src string) bool { return touched[absPath(src)] })
+	span.End(err)
 	if err != nil {
 		r.ld.logger.Error("plugins not reloaded", "err", err)
 	}
@@ -249,6 +255,9 @@ func (r *reloader) apply(ctx context.Context, k string, s spec, id string) {
 	}
 	lctx, cancel := context.WithTimeout(ctx, r.ld.deadline)
 	defer cancel()
+	lctx, span := tracing.Start(lctx, "plugin.load "+s.cfg.Name, tracing.KeyPlugin, s.cfg.Name)
+	var err error
+	defer func() { span.End(err) }()
 	p, err := r.ld.rt.Load(lctx, s.cfg)
 	var ch *registry.Changes
 	if err == nil {

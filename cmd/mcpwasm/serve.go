@@ -21,6 +21,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/mcpwasm/mcpwasm/host/traceparent"
 )
 
@@ -99,6 +100,10 @@ func cmdServe(args []string, stderr io.Writer) int {
 		return 2
 	}
 	defer op.close()
+	if err := op.startTracing(cfg, logger); err != nil {
+		fmt.Fprintln(stderr, "mcpwasm:", err)
+		return 2
+	}
 	*stateless = *stateless || cfg.Server.Stateless
 	if lf.cacheDir == "" {
 		lf.cacheDir = cfg.Server.CacheDir
@@ -171,7 +176,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 
 	// The second wall goes up before any plugin code runs (confine.go).
 	walls := confineInputs{cfg: cfg, args: pos, specs: specs, roots: roots, cacheDir: lf.cacheDir,
-		storeDir: rf.storeDir, audit: op.auditPath, listen: []string{*httpAddr, op.admin}, tasks: taskStoreAddr(cfg, *taskStore)}
+		storeDir: rf.storeDir, audit: op.auditPath, traces: op.traces.Endpoint(), listen: []string{*httpAddr, op.admin}, tasks: taskStoreAddr(cfg, *taskStore)}
 	if _, err := applyConfinement(mode, confinePolicy(walls), logger); err != nil {
 		fmt.Fprintln(stderr, "mcpwasm:", err)
 		return 2
@@ -319,6 +324,9 @@ func (l *loader) loadAll(ctx context.Context, specs []spec) {
 				return
 			}
 			start := time.Now()
+			dctx, span := tracing.Start(dctx, "plugin.load "+s.cfg.Name, tracing.KeyPlugin, s.cfg.Name)
+			var err error
+			defer func() { span.End(err) }()
 			p, err := l.rt.Load(dctx, s.cfg)
 			mu.Lock()
 			defer mu.Unlock()

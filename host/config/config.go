@@ -59,6 +59,8 @@ type Server struct {
 	// --admin); Audit is the [server.audit] table.
 	Admin string `toml:"admin"`
 	Audit Audit  `toml:"audit"`
+	// Tracing is the [server.tracing] table (tracing.go).
+	Tracing Tracing `toml:"tracing"`
 
 	// Tasks is the [server.tasks] table (tasks.go).
 	Tasks Tasks `toml:"tasks"`
@@ -282,6 +284,9 @@ func (c *Config) check(data []byte) error {
 		return errors.New("[server] max_sessions and max_connections must be positive")
 	}
 	if err := c.Server.checkAccess(); err != nil {
+		return err
+	}
+	if err := c.Server.Tracing.check(data); err != nil {
 		return err
 	}
 	if err := c.Server.Tasks.check(data); err != nil {

@@ -1,7 +1,8 @@
 // Package metrics exposes mcpwasm's Prometheus metrics: calls by plugin,
 // tool and outcome, their durations, the sandbox's load (guest memory
 // against the budget, calls in flight and waiting), plugin load failures,
-// denials and open sessions.
+// denials, open sessions and, with tracing on, trace spans exported and
+// lost.
 //
 // Data flows one way into it. Calls and denials arrive as audit events
 // (Observe is an audit.Log observer, so whatever records a denial — the
@@ -17,6 +18,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -38,6 +40,9 @@ type Options struct {
 	Sessions func() int
 	// Plugins reports the plugins loaded and served now.
 	Plugins func() int
+	// Traces reports the trace spans exported and lost (tracing.ReadStats),
+	// when tracing is on.
+	Traces func() tracing.Stats
 }
 
 // Metrics holds mcpwasm's collectors on a private registry.
@@ -79,6 +84,9 @@ func New(o Options) *Metrics {
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if o.Sandbox != nil {
 		m.reg.MustRegister(sandboxCollector(o.Sandbox))
+	}
+	if o.Traces != nil {
+		m.reg.MustRegister(tracesCollector(o.Traces))
 	}
 	if o.Sessions != nil {
 		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/metrics"
 	"github.com/mcpwasm/mcpwasm/host/metrics/metricstest"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -22,6 +23,7 @@ func TestMetricsPage(t *testing.T) {
 		},
 		Sessions: func() int { return 7 },
 		Plugins:  func() int { return 2 },
+		Traces:   func() tracing.Stats { return tracing.Stats{Exported: 40, Dropped: 5, Failed: 6} },
 	})
 	log := audit.New(nil, false)
 	log.Observe(m.Observe)
@@ -58,6 +60,9 @@ func TestMetricsPage(t *testing.T) {
 		{"mcpwasm_calls_waiting", map[string]string{"for": "cpu"}, 3},
 		{"mcpwasm_sessions_open", nil, 7},
 		{"mcpwasm_plugins_loaded", nil, 2},
+		{"mcpwasm_trace_spans_exported_total", nil, 40},
+		{"mcpwasm_trace_spans_lost_total", map[string]string{"reason": "queue_full"}, 5},
+		{"mcpwasm_trace_spans_lost_total", map[string]string{"reason": "export_failed"}, 6},
 	} {
 		if got, ok := fams.Value(c.name, c.labels); !ok || got != c.want {
 			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)

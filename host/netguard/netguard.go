@@ -214,6 +214,13 @@ func extismHeaders(h http.Header) map[string]string {
 func (c *Call) Do(ctx context.Context, req Request) (*Response, *Error) {
 	start := time.Now()
 	res, hops, err := c.do(ctx, &req)
+	if hops.span != nil {
+		if err != nil {
+			hops.span.EndHTTP(0, len(req.Body), 0, hops.redirects, err.Reason, err.Msg)
+		} else {
+			hops.span.EndHTTP(res.Status, len(req.Body), len(res.Body), hops.redirects, "", "")
+		}
+	}
 	if err != nil && err.Reason == ReasonRequests && c.flooded.Swap(true) {
 		return nil, err // the first such refusal of the call was reported; the rest would flood the log
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 )
 
 // exchange is what one Do learned, for the log.
@@ -24,6 +25,7 @@ type exchange struct {
 	final     string // the last hop, when redirected
 	redirects int
 	from      string // the hop that redirected to final
+	span      *tracing.Span
 	mu        sync.Mutex
 	ip        string // the last connection's remote address
 }
@@ -57,6 +59,11 @@ func (c *Call) do(ctx context.Context, req *Request) (*Response, *exchange, *Err
 	}
 	t, err := parseTarget(u, x.method)
 	x.target = t.String()
+	if err == nil {
+		// The span names the target's scheme, host and port, never its
+		// path or query.
+		ctx, x.span = tracing.StartHTTP(ctx, x.method, t.scheme, t.host, t.port)
+	}
 	if err != nil {
 		e := err.(*Error)
 		e.Host = x.target
@@ -104,6 +111,7 @@ func (c *Call) do(ctx context.Context, req *Request) (*Response, *exchange, *Err
 		}
 		hreq.Header.Set(k, v)
 	}
+	tracing.Inject(rctx, hreq.Header) // with tracing on: the granted server may join the trace
 	resp, err := g.client.Do(hreq)
 	if err != nil {
 		return nil, x, g.failure(ctx, rctx, t, x, err)

@@ -14,6 +14,7 @@ import (
 	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
 )
@@ -75,7 +76,18 @@ func (p *Plugin) InvokeWith(ctx context.Context, export string, input []byte, co
 
 // invoke is InvokeWith on the given code.
 func (p *Plugin) invoke(ctx context.Context, code *extism.CompiledPlugin, export string, input []byte, co CallOptions) (out []byte, cerr *Error) {
-	defer func() { co.Record.note(out, cerr) }()
+	ctx, span := tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
+	var o outcome
+	defer func() {
+		co.Record.note(out, cerr)
+		if span != nil {
+			oc, msg := "ok", ""
+			if cerr != nil {
+				oc, msg = string(cerr.Category), cerr.Message
+			}
+			span.EndPluginCall(oc, o.cpu, o.memPeak, msg)
+		}
+	}()
 	if len(input) > p.MaxInput() {
 		return nil, newError(abi.ErrInputTooBig, nil,
 			"the input is %s, more than this tool accepts (%s with its memory limit of %s)",
@@ -108,7 +120,7 @@ func (p *Plugin) invoke(ctx context.Context, code *extism.CompiledPlugin, export
 	}
 	defer res.Release()
 
-	out, o := p.run(callCtx, code, export, input, res, co)
+	out, o = p.run(callCtx, code, export, input, res, co)
 	o.cancelled = errors.Is(ctx.Err(), context.Canceled)
 	if e := classify(o); e != nil {
 		return nil, e
@@ -176,6 +188,10 @@ func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export st
 		}
 		o.stderr = stderr.String()
 		o.memAtMax = mem.hitLimit() || st.growFailed.Load()
+		o.memPeak = mem.peakBytes()
+		if st.cpu != nil {
+			o.cpu = st.cpu.Used()
+		}
 		o.ctxErr = ctx.Err()
 		p.logGuestOutput(ctx, co.Callbacks, export, stdout, stderr)
 	}()
@@ -186,7 +202,7 @@ func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export st
 		o.err = err
 		return nil, o
 	}
-	defer turn.Release()
+	defer turn.Release() // before the deferred report above reads Used
 	st.cpu = turn
 	st.net = p.newNetCall()
 	ctx = withCallState(ctx, st)

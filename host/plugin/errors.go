@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/tetratelabs/wazero/sys"
@@ -65,6 +66,8 @@ type outcome struct {
 	guestMsg  string // the guest's error_set message, if it set one and then trapped
 	timeoutMs int64
 	memLimit  uint64
+	cpu       time.Duration // how long the guest held a CPU slot
+	memPeak   uint64        // the peak of its linear memories together
 }
 
 // hostFailure is a failure on the host's side before the guest ran.

@@ -46,6 +46,15 @@ type memWatch struct {
 	mu      sync.Mutex
 	atLimit bool
 	refused bool
+	total   uint64 // the sizes of the memories together, now
+	peak    uint64 // and at their largest
+}
+
+// peakBytes is the largest the call's linear memories were together.
+func (m *memWatch) peakBytes() uint64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.peak
 }
 
 func (m *memWatch) Allocate(capacity, max uint64) experimental.LinearMemory {
@@ -71,13 +80,21 @@ type watchedMemory struct {
 	experimental.LinearMemory
 	w       *memWatch
 	max     uint64
-	started bool // the first Reallocate is the initial size, not a grow
+	started bool   // the first Reallocate is the initial size, not a grow
+	size    uint64 // the size last granted
 }
 
 func (wm *watchedMemory) Reallocate(size uint64) []byte {
 	b := wm.LinearMemory.Reallocate(size)
 	grow := wm.started
 	wm.started = true
+	if b != nil && size > wm.size {
+		wm.w.mu.Lock()
+		wm.w.total += size - wm.size
+		wm.w.peak = max(wm.w.peak, wm.w.total)
+		wm.w.mu.Unlock()
+		wm.size = size
+	}
 	if b == nil || (grow && size+pageSize > wm.max) {
 		wm.w.mu.Lock()
 		if b == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/internal/wasmbin"
 	"github.com/mcpwasm/mcpwasm/host/netguard"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 )
 
 // Config describes one plugin to load. Zero values take the defaults below.
@@ -145,10 +146,15 @@ func (e *LoadError) Unwrap() error { return e.Err }
 // ABI version. Tables without a maximum are capped.
 func (rt *Runtime) Load(ctx context.Context, cfg Config) (*Plugin, error) {
 	cfg.applyDefaults()
+	ctx, span := tracing.Start(ctx, "plugin.compile "+cfg.Name, tracing.KeyPlugin, cfg.Name)
 	p, err := rt.load(ctx, cfg)
 	if err != nil {
-		return nil, &LoadError{Plugin: cfg.Name, Source: cfg.Source, Err: err}
+		le := &LoadError{Plugin: cfg.Name, Source: cfg.Source, Err: err}
+		span.End(le)
+		return nil, le
 	}
+	span.SetString(tracing.KeyDigest, p.digest)
+	span.End(nil)
 	return p, nil
 }
 

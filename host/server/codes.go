@@ -38,7 +38,7 @@ func withCode(err error) error {
 	return &jsonrpc.Error{Code: code, Message: err.Error()}
 }
 
-// codes is the outermost receiving middleware: it gives every handler
+// codes is the outermost receiving middleware but for traceRequests: it gives every handler
 // error a code, and makes sure the answer can be encoded (encode.go).
 func (s *Server) codes(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

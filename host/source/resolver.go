@@ -16,6 +16,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/auth"
 
 	"github.com/mcpwasm/mcpwasm/host/source/store"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 )
 
 // Limits on what a registry or web server can make us read.
@@ -160,7 +161,7 @@ func (r *Resolver) Store() *store.Store { return r.opts.Store }
 // pinned, else from the network (unless offline), checked against its
 // digest, its sha256 pin and its signature policy. Every error names the
 // source.
-func (r *Resolver) Get(ctx context.Context, req Request) (*Result, error) {
+func (r *Resolver) Get(ctx context.Context, req Request) (_ *Result, err error) {
 	ref, err := Parse(req.Source)
 	if err != nil {
 		return nil, err
@@ -179,7 +180,14 @@ func (r *Resolver) Get(ctx context.Context, req Request) (*Result, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.opts.Timeout)
 	defer cancel()
+	ctx, span := tracing.Start(ctx, "source.get", tracing.KeySource, ref.traceName())
 	var res *Result
+	defer func() {
+		if res != nil {
+			span.SetString(tracing.KeyDigest, strings.TrimPrefix(res.WasmDigest, "sha256:"))
+		}
+		span.End(err)
+	}()
 	switch ref.Kind {
 	case OCI:
 		res, err = r.getOCI(ctx, ref, req)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2/errdef"
@@ -29,10 +30,16 @@ const recordSignatures = "signatures"
 // "required" a plugin needs a signature that verifies with a trusted key;
 // under "if-signed" an unsigned plugin is served (with a warning) but one
 // whose signatures all fail is not.
-func (r *Resolver) signatures(ctx context.Context, repo *remote.Repository, ref Ref, d string, p Policy) (Signature, int64, error) {
+func (r *Resolver) signatures(ctx context.Context, repo *remote.Repository, ref Ref, d string, p Policy) (sig Signature, _ int64, err error) {
 	if p.Verify == "" || p.Verify == Off {
 		return Signature{State: "not checked"}, 0, nil
 	}
+	ctx, span := tracing.Start(ctx, "source.verify", tracing.KeySource, ref.traceName(), tracing.KeyVerify, string(p.Verify),
+		tracing.KeyDigest, strings.TrimPrefix(d, "sha256:"))
+	defer func() {
+		span.SetString("mcpwasm.signature.state", sig.State)
+		span.End(err)
+	}()
 	manifest, err := r.opts.Store.Read(d, maxManifest)
 	if err != nil {
 		return Signature{}, 0, fmt.Errorf("manifest %s: %w", d, err)
@@ -67,7 +74,7 @@ func (r *Resolver) signatures(ctx context.Context, repo *remote.Repository, ref 
 			return Signature{State: "not checked", Note: "offline, never fetched; verify = if-signed"}, fetched, nil
 		}
 	}
-	sig, err := r.evaluate(rec, d, manifest, p)
+	sig, err = r.evaluate(rec, d, manifest, p)
 	// A required signature may have been added since the record was made:
 	// ask once more before refusing (online only).
 	if err != nil && p.Verify == Required && len(rec.Items) == 0 && !r.opts.Offline && !r.opts.Update {

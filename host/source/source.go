@@ -56,6 +56,26 @@ type Ref struct {
 	SHA256 string
 }
 
+// traceName names the source in a trace span: the registry, repository
+// and tag or digest of an OCI source; only the scheme and host of a URL,
+// whose path or query may carry a token.
+func (r Ref) traceName() string {
+	switch {
+	case r.Kind == OCI:
+		s := "oci://" + r.Registry + "/" + r.Repository
+		if r.Tag != "" {
+			s += ":" + r.Tag
+		}
+		if r.Digest != "" {
+			s += "@" + r.Digest
+		}
+		return s
+	case r.URL != nil:
+		return r.URL.Scheme + "://" + r.URL.Host
+	}
+	return ""
+}
+
 // IsRemote reports whether s names a registry or URL rather than a file.
 func IsRemote(s string) bool {
 	l := strings.ToLower(s)

@@ -77,7 +77,17 @@ type Turn struct {
 	s     *Scheduler
 	group string
 	held  bool
-	since time.Time // when the slot was last granted
+	since time.Time     // when the slot was last granted
+	used  time.Duration // how long the slot was held before since
+}
+
+// Used reports how long the turn has held a CPU slot in all: the guest's
+// CPU time, host calls that did not pause it included.
+func (t *Turn) Used() time.Duration {
+	if t.held {
+		return t.used + time.Since(t.since)
+	}
+	return t.used
 }
 
 // Acquire waits for a slot for a call of group. It fails only when ctx ends
@@ -119,7 +129,7 @@ func (t *Turn) wait(ctx context.Context, resumed bool) error {
 		}
 		s.mu.Unlock()
 		// Granted while giving up: hand the slot on.
-		t.held = true
+		t.held, t.since = true, time.Now()
 		t.Release()
 		return ctx.Err()
 	}
@@ -141,6 +151,7 @@ func (t *Turn) Yield(ctx context.Context) error {
 	s.releaseLocked(t.group)
 	s.mu.Unlock()
 	t.held = false
+	t.used += time.Since(t.since)
 	return t.wait(ctx, true)
 }
 
@@ -167,6 +178,7 @@ func (t *Turn) Release() {
 		return
 	}
 	t.held = false
+	t.used += time.Since(t.since)
 	t.s.mu.Lock()
 	t.s.releaseLocked(t.group)
 	t.s.mu.Unlock()

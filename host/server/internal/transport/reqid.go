@@ -61,6 +61,21 @@ func RequestID(extra *mcp.RequestExtra) any {
 	return id
 }
 
+// RawRequestID returns the JSON-RPC id recorded for a request as its JSON
+// text, or "".
+func RawRequestID(extra *mcp.RequestExtra) string {
+	if extra == nil || extra.Header == nil {
+		return ""
+	}
+	return extra.Header.Get(idHeader)
+}
+
+// OverHTTP reports whether a request came in a POST to the Streamable HTTP
+// endpoint (WithRequestID marks every one).
+func OverHTTP(extra *mcp.RequestExtra) bool {
+	return extra != nil && extra.Header != nil && extra.Header.Get(linkHeader) != ""
+}
+
 // WithIDs returns t with the request ids recorded (see idTransport).
 func WithIDs(t mcp.Transport) mcp.Transport { return idTransport{t} }
 

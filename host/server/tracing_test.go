@@ -1,0 +1,171 @@
+package server_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
+	"github.com/mcpwasm/mcpwasm/host/tracing/tracingtest"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+const (
+	clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+	clientSpan  = "00f067aa0ba902b7"
+	clientTP    = "00-" + clientTrace + "-" + clientSpan + "-01"
+	headerTrace = "0af7651916cd43dd8448eb211c80319c"
+	headerTP    = "00-" + headerTrace + "-b7ad6b7169203331-01"
+)
+
+// startTracing exports to an in-process OTLP receiver until the test ends.
+func startTracing(t *testing.T) (*tracingtest.Collector, *tracing.Provider) {
+	t.Helper()
+	c := tracingtest.New(t)
+	p, err := tracing.Setup(tracing.Config{Endpoint: c.URL, Env: func(string) string { return "" }})
+	if err != nil || p == nil {
+		t.Fatalf("tracing: %v %v", p, err)
+	}
+	t.Cleanup(func() { p.Shutdown(context.Background()) })
+	return c, p
+}
+
+// headerTransport adds a traceparent header to every HTTP request.
+type headerTransport struct{ tp string }
+
+func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("traceparent", h.tp)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Every request gets a server span following the MCP conventions, in the
+// caller's trace (its _meta, else its HTTP header); the guest call is its
+// child, with the plugin's digest, outcome, CPU time and memory peak.
+func TestRequestSpans(t *testing.T) {
+	c, p := startTracing(t)
+	srv, reg := newServer(t, false, loadSpec{name: "echo"}, loadSpec{name: "trap"})
+	cs := connect(t, srv, nil)
+	ctx := context.Background()
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"x": 1},
+		Meta: mcp.Meta{"traceparent": clientTP}}); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "trap", Arguments: map[string]any{},
+		Meta: mcp.Meta{"traceparent": clientTP}}); err != nil || !res.IsError {
+		t.Fatalf("trap: %v %v", res, err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nobody", Meta: mcp.Meta{"traceparent": clientTP}}); err == nil {
+		t.Fatal("an unknown tool answered")
+	}
+
+	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{}))
+	defer hs.Close()
+	hc, err := mcp.NewClient(&mcp.Implementation{Name: "http"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: hs.URL, HTTPClient: &http.Client{Transport: headerTransport{headerTP}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hc.Close()
+	if _, err := hc.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	p.ForceFlush(ctx)
+
+	inTrace := func(trace, name string) tracingtest.Span {
+		t.Helper()
+		got := c.Find(func(s tracingtest.Span) bool { return s.TraceID == trace && s.Name == name })
+		if len(got) != 1 {
+			t.Fatalf("%d spans %q in trace %s; all: %+v", len(got), name, trace, c.Spans())
+		}
+		return got[0]
+	}
+	echo := c.Find(func(s tracingtest.Span) bool { return s.TraceID == clientTrace && s.Name == "tools/call echo" })
+	if len(echo) != 1 {
+		t.Fatalf("no tools/call echo span in the client's trace: %+v", c.Spans())
+	}
+	req := echo[0]
+	if req.ParentSpanID != clientSpan || req.Attrs["gen_ai.tool.name"] != "echo" || req.Attrs["mcp.method.name"] != "tools/call" ||
+		req.Attrs["jsonrpc.request.id"] == nil || req.Attrs["network.transport"] != "pipe" || req.Attrs["mcp.protocol.version"] == nil ||
+		req.StatusError || req.Attrs["error.type"] != nil {
+		t.Errorf("tools/call echo: %+v", req)
+	}
+	echoPlugin, _ := reg.Lookup("echo")
+	call := inTrace(clientTrace, "plugin.call echo")
+	if call.ParentSpanID != req.SpanID || call.Attrs["mcpwasm.plugin.sha256"] != echoPlugin.Plugin.SHA256() ||
+		call.Attrs["mcpwasm.outcome"] != "ok" || call.Attrs["mcpwasm.plugin.export"] != "call_tool" {
+		t.Errorf("plugin.call echo: %+v", call)
+	}
+	if cpu, _ := call.Attrs["mcpwasm.cpu_time_ms"].(float64); cpu <= 0 {
+		t.Errorf("cpu time %v", call.Attrs["mcpwasm.cpu_time_ms"])
+	}
+	if peak, _ := call.Attrs["mcpwasm.memory.peak_bytes"].(int64); peak < 1<<16 {
+		t.Errorf("memory peak %v", call.Attrs["mcpwasm.memory.peak_bytes"])
+	}
+
+	trap := inTrace(clientTrace, "tools/call trap")
+	if trap.Attrs["error.type"] != "tool_error" || !trap.StatusError {
+		t.Errorf("tools/call trap: %+v", trap)
+	}
+	if tc := inTrace(clientTrace, "plugin.call trap"); tc.Attrs["mcpwasm.outcome"] != "trap" || tc.Attrs["error.type"] != "trap" {
+		t.Errorf("plugin.call trap: %+v", tc)
+	}
+	if nb := inTrace(clientTrace, "tools/call nobody"); nb.Attrs["error.type"] == nil || nb.Attrs["rpc.response.status_code"] == nil {
+		t.Errorf("tools/call nobody: %+v", nb)
+	}
+
+	h := inTrace(headerTrace, "tools/call echo")
+	if h.Attrs["network.transport"] != "tcp" || h.Attrs["mcp.session.id"] == nil {
+		t.Errorf("HTTP tools/call: %+v", h)
+	}
+	if hp := inTrace(headerTrace, "plugin.call echo"); hp.ParentSpanID != h.SpanID {
+		t.Errorf("HTTP plugin.call parent %s, want %s", hp.ParentSpanID, h.SpanID)
+	}
+	if l := c.Find(func(s tracingtest.Span) bool { return s.Name == "plugin.compile echo" }); len(l) != 1 ||
+		l[0].Attrs["mcpwasm.plugin.sha256"] != echoPlugin.Plugin.SHA256() || l[0].ParentSpanID != "" {
+		t.Errorf("plugin.compile echo: %+v", l)
+	}
+	if got := c.Find(func(s tracingtest.Span) bool { return s.Name == "initialize" }); len(got) == 0 {
+		t.Error("no span for initialize")
+	}
+}
+
+// With tracing off the middleware adds nothing a client could see, and no
+// span is made.
+func TestNoSpansWhenOff(t *testing.T) {
+	if tracing.Enabled() {
+		t.Fatal("tracing left on")
+	}
+	c := tracingtest.New(t)
+	srv, _ := newServer(t, false, loadSpec{name: "echo"})
+	call(t, connect(t, srv, nil), "echo", map[string]any{})
+	time.Sleep(50 * time.Millisecond)
+	if n := len(c.Spans()); n != 0 {
+		t.Fatalf("%d spans with tracing off", n)
+	}
+}
+
+// A filesystem refusal is an event of the plugin call's span.
+func TestFilesystemRefusalTraced(t *testing.T) {
+	c, p := startTracing(t)
+	grant, _ := fsTree(t)
+	srv, _ := newServer(t, false, loadSpec{name: "fsprobe", cfg: plugin.Config{Grants: []plugin.Grant{{Path: grant, ReadOnly: true}}}})
+	fsCall(t, connect(t, srv, nil), []string{"read", grant + "/a.txt"}, []string{"read", grant + "/outlink/secret.txt"})
+	p.ForceFlush(context.Background())
+	got := c.Find(func(s tracingtest.Span) bool {
+		return s.Name == "plugin.call fsprobe" && s.Attrs["mcpwasm.plugin.export"] == "call_tool"
+	})
+	if len(got) != 1 {
+		t.Fatalf("plugin.call fsprobe spans: %+v", got)
+	}
+	ev := got[0].Events
+	if len(ev) != 1 || ev[0].Name != "mcpwasm.fs.refused" || !strings.Contains(fmt.Sprint(ev[0].Attrs["mcpwasm.fs.reason"]), "outlink/secret.txt") {
+		t.Fatalf("events: %+v", ev)
+	}
+}
