@@ -21,8 +21,8 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
-	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/mcpwasm/mcpwasm/host/traceparent"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 )
 
 type stringList []string

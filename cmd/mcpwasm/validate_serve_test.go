@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,13 +15,7 @@ import (
 // (serve starts and logs it).
 func TestValidateAgreesWithServe(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := fileWriter(t, dir)
 	plugin := "[[plugin]]\npath = \"" + fixture.Path(t, "echo") + "\"\n"
 	write("tokens", "ops 0123456789abcdef0123\n")
 	write("state.key", strings.Repeat("k", 64)+"\n")

@@ -9,19 +9,25 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
-// TestValidateCommand: `mcpwasm validate` loads what serve would and says
-// so on stdout with exit 0; a config error names the file and line, a
-// plugin that fails names the plugin, and both exit non-zero, on stderr,
-// without serving (it returns).
-func TestValidateCommand(t *testing.T) {
-	dir := t.TempDir()
-	write := func(name, text string) string {
+// fileWriter returns a function writing a file of text into dir (mode
+// 0600) and returning its path.
+func fileWriter(t *testing.T, dir string) func(name, text string) string {
+	return func(name, text string) string {
+		t.Helper()
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
+}
+
+// TestValidateCommand: `mcpwasm validate` loads what serve would and says
+// so on stdout with exit 0; a config error names the file and line, a
+// plugin that fails names the plugin, and both exit non-zero, on stderr,
+// without serving (it returns).
+func TestValidateCommand(t *testing.T) {
+	write := fileWriter(t, t.TempDir())
 	good := write("good.toml", "[[plugin]]\npath = \""+fixture.Path(t, "echo")+"\"\n")
 	out, errOut, code := runCLI(t, "validate", "--config", good)
 	if code != 0 || !strings.Contains(out, "echo") {

@@ -2,18 +2,14 @@ package server_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
-	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
 // TestListChangedWhilePolling: a client calling tools/list all the time
@@ -24,21 +20,10 @@ import (
 // one is notified.
 func TestListChangedWhilePolling(t *testing.T) {
 	ctx := context.Background()
-	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(fixture.Path(t, "echo"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	rt, version := echoVersions(t)
 	opts := registry.AddOptions{Unprefixed: true}
 	load := func() *registry.Entry {
-		p, err := rt.Load(ctx, plugin.Config{Name: "svc", Source: "svc.wasm", Wasm: data})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := registry.Read(ctx, p, opts)
+		e, err := registry.Read(ctx, version(), opts)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,13 +14,10 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
-// TestRetireClosesReplaced: replacing a plugin again and again (Replace,
-// Swap, Retire, as a hot reload does) closes every replaced version once
-// its calls are done: a retired version cannot start a call (Close took
-// all its slots) and the guest memory charged to the budget does not grow
-// per reload. The tool keeps answering throughout.
-func TestRetireClosesReplaced(t *testing.T) {
-	ctx := context.Background()
+// echoVersions returns a runtime and a function loading a new version of
+// the echo fixture, named svc, each time it is called, as a hot reload does.
+func echoVersions(t *testing.T) (*plugin.Runtime, func() *plugin.Plugin) {
+	t.Helper()
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
 	if err != nil {
 		t.Fatal(err)
@@ -29,13 +26,23 @@ func TestRetireClosesReplaced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	load := func() *plugin.Plugin {
-		p, err := rt.Load(ctx, plugin.Config{Name: "svc", Source: "svc.wasm", Wasm: data})
+	return rt, func() *plugin.Plugin {
+		p, err := rt.Load(context.Background(), plugin.Config{Name: "svc", Source: "svc.wasm", Wasm: data})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
+}
+
+// TestRetireClosesReplaced: replacing a plugin again and again (Replace,
+// Swap, Retire, as a hot reload does) closes every replaced version once
+// its calls are done: a retired version cannot start a call (Close took
+// all its slots) and the guest memory charged to the budget does not grow
+// per reload. The tool keeps answering throughout.
+func TestRetireClosesReplaced(t *testing.T) {
+	ctx := context.Background()
+	rt, load := echoVersions(t)
 	reg := registry.New()
 	cur := load()
 	e, err := reg.Add(ctx, cur, registry.AddOptions{Unprefixed: true})
