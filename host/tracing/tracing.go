@@ -94,8 +94,8 @@ var Protocols = []string{"http/protobuf", "grpc"}
 type state struct {
 	endpoint string
 	tp       *sdktrace.TracerProvider
-	tracer trace.Tracer
-	q      *queue
+	tracer   trace.Tracer
+	q        *queue
 }
 
 var active atomic.Pointer[state]
