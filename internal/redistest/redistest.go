@@ -5,6 +5,7 @@ package redistest
 import (
 	"bufio"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"net"
 	"os/exec"
 	"strings"
@@ -13,14 +14,12 @@ import (
 )
 
 // Start runs redis-server for the test and returns its redis:// address.
-// The test is skipped, saying so, only when the binary is absent (CI
-// installs it: scripts/install-toolchains.sh).
+// The test is skipped, saying so, only when the binary is absent, and
+// fails instead under MCPWASM_REQUIRE_FIXTURES=1 (make test and CI, which
+// install it: scripts/install-toolchains.sh).
 func Start(t testing.TB) string {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("redis-server is not installed (apt-get install redis-server): skipping the Redis task store test")
-	}
+	bin := fixture.Tool(t, "redis-server")
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
