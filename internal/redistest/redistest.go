@@ -5,12 +5,13 @@ package redistest
 import (
 	"bufio"
 	"fmt"
-	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"net"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
 // Start runs redis-server for the test and returns its redis:// address.
