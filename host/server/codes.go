@@ -46,9 +46,9 @@ func (s *Server) codes(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil {
 			err = withCode(err)
 		}
-		res, err, replaced := encodable(method, req, res, err)
-		if replaced {
-			s.logger.WarnContext(ctx, "answer could not be encoded; sent a replacement", "method", method, "err", transport.Clip([]byte(err.Error())))
+		res, err, why := encodable(method, req, res, err)
+		if why != "" {
+			s.logger.WarnContext(ctx, "answer could not be encoded; sent a replacement", "method", method, "err", transport.Clip([]byte(why)))
 		}
 		return res, err
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/mcpwasm/mcpwasm/abi"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -29,8 +31,9 @@ func resourceNotFound(uri string) error {
 // encodable returns res and err as they are when both can be written, and
 // otherwise an answer that can: an error whose Data is not valid JSON gets
 // its Data rebuilt (resources/read) or dropped, and a result that does not
-// marshal becomes an internal error naming why. replaced reports either.
-func encodable(method string, req mcp.Request, res mcp.Result, err error) (_ mcp.Result, _ error, replaced bool) {
+// marshal becomes an isError bad_output result (tools/call) or an
+// internal error naming why. why, when not empty, says what was replaced.
+func encodable(method string, req mcp.Request, res mcp.Result, err error) (_ mcp.Result, _ error, why string) {
 	if err != nil {
 		var we *jsonrpc.Error
 		if errors.As(err, &we) && len(we.Data) > 0 && !json.Valid(we.Data) {
@@ -38,16 +41,22 @@ func encodable(method string, req mcp.Request, res mcp.Result, err error) (_ mcp
 			if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil && we.Code == mcp.CodeResourceNotFound {
 				fixed.Data = resourceNotFound(r.Params.URI).(*jsonrpc.Error).Data
 			}
-			return nil, fixed, true
+			return nil, fixed, "error data that is not JSON: " + string(we.Data)
 		}
-		return res, err, false
+		return res, err, ""
 	}
 	if res == nil {
-		return res, nil, false
+		return res, nil, ""
 	}
 	if _, merr := json.Marshal(res); merr != nil {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError,
-			Message: fmt.Sprintf("the %s answer could not be encoded as JSON: %v", method, merr)}, true
+		msg := fmt.Sprintf("the %s answer could not be encoded as JSON: %v", method, merr)
+		if _, tool := res.(*mcp.CallToolResult); tool {
+			// A tool's answer is the guest's: its failure is a result the
+			// model sees, as every other guest failure is.
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}},
+				Meta: mcp.Meta{abi.MetaErrorKey: string(abi.ErrBadOutput)}}, nil, msg
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}, msg
 	}
-	return res, nil, false
+	return res, nil, ""
 }

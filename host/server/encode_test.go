@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 )
 
@@ -76,10 +77,9 @@ func checkEncodable(t *testing.T, ct mcp.Transport) {
 			t.Fatalf("after reading %q the session is gone: %v", uri, err)
 		}
 	}
-	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "nan", Arguments: map[string]any{}})
-	var we *jsonrpc.Error
-	if !errors.As(err, &we) || we.Code != jsonrpc.CodeInternalError {
-		t.Fatalf("a result that does not marshal: want -32603, got %v", err)
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nan", Arguments: map[string]any{}})
+	if err != nil || !res.IsError || res.Meta[abi.MetaErrorKey] != string(abi.ErrBadOutput) {
+		t.Fatalf("a tool result that does not marshal: want an isError bad_output result, got %+v %v", res, err)
 	}
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Fatalf("after an unencodable result the session is gone: %v", err)

@@ -162,11 +162,14 @@ func TestCancellationStopsGuest(t *testing.T) {
 	}
 }
 
-// TestDroppedHTTPRequestStopsGuest: a stateful (2025-11-25) HTTP client
-// whose POST goes away mid-call — no notifications/cancelled, just a closed
-// connection — stops the guest; go-sdk alone would let it run to its limit.
-func TestDroppedHTTPRequestStopsGuest(t *testing.T) {
-	srv, _ := newServer(t, false, loadSpec{name: "spin", cfg: plugin.Config{Timeout: 30 * time.Second}})
+// dropMidRequest sends method with params to a stateful (2025-11-25) HTTP
+// server of fixture, then goes away mid-request — no
+// notifications/cancelled, just a closed connection — and fails unless
+// the guest stops (the server drains) within 15 s, well inside its 30 s
+// limit.
+func dropMidRequest(t *testing.T, fixture, method, params string) {
+	t.Helper()
+	srv, _ := newServer(t, false, loadSpec{name: fixture, cfg: plugin.Config{Timeout: 30 * time.Second}})
 	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{}))
 	defer hs.Close()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(context.Background(),
@@ -177,7 +180,7 @@ func TestDroppedHTTPRequestStopsGuest(t *testing.T) {
 	defer cs.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	body := `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"spin","arguments":{}}}`
+	body := `{"jsonrpc":"2.0","id":99,"method":"` + method + `","params":` + params + `}`
 	req, _ := http.NewRequestWithContext(ctx, "POST", hs.URL, strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -191,49 +194,23 @@ func TestDroppedHTTPRequestStopsGuest(t *testing.T) {
 	defer dcancel()
 	srv.Drain(dctx)
 	if dctx.Err() != nil {
-		t.Fatal("the guest kept running after its HTTP request went away")
+		t.Fatalf("the %s guest kept running after its HTTP request went away", method)
 	}
 }
 
-// TestDroppedHTTPRequestStopsReadAndPrompt: the same as
-// TestDroppedHTTPRequestStopsGuest for resources/read and prompts/get,
-// which before the one guest-request path (guest.go) ran on to their time
-// limit (only the tool handler linked the HTTP request's context).
+// TestDroppedHTTPRequestStopsGuest: a client whose tools/call POST goes
+// away mid-call stops the guest; go-sdk alone would let it run to its limit.
+func TestDroppedHTTPRequestStopsGuest(t *testing.T) {
+	dropMidRequest(t, "spin", "tools/call", `{"name":"spin","arguments":{}}`)
+}
+
+// TestDroppedHTTPRequestStopsReadAndPrompt: the same for resources/read
+// and prompts/get, which before the one guest-request path (guest.go) ran
+// on to their time limit (only the tool handler linked the HTTP request's
+// context).
 func TestDroppedHTTPRequestStopsReadAndPrompt(t *testing.T) {
-	for _, tc := range []struct{ method, params string }{
-		{"resources/read", `{"uri":"hang://r"}`},
-		{"prompts/get", `{"name":"hang"}`},
-	} {
-		t.Run(tc.method, func(t *testing.T) {
-			srv, _ := newServer(t, false, loadSpec{name: "hang", cfg: plugin.Config{Timeout: 30 * time.Second}})
-			hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{}))
-			defer hs.Close()
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(context.Background(),
-				&mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
-			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-			defer cancel()
-			body := `{"jsonrpc":"2.0","id":99,"method":"` + tc.method + `","params":` + tc.params + `}`
-			req, _ := http.NewRequestWithContext(ctx, "POST", hs.URL, strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Mcp-Session-Id", cs.ID())
-			req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-			if resp, err := http.DefaultClient.Do(req); err == nil {
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-			dctx, dcancel := context.WithTimeout(context.Background(), 15*time.Second)
-			defer dcancel()
-			srv.Drain(dctx)
-			if dctx.Err() != nil {
-				t.Fatalf("the %s guest kept running after its HTTP request went away", tc.method)
-			}
-		})
-	}
+	t.Run("resources/read", func(t *testing.T) { dropMidRequest(t, "hang", "resources/read", `{"uri":"hang://r"}`) })
+	t.Run("prompts/get", func(t *testing.T) { dropMidRequest(t, "hang", "prompts/get", `{"name":"hang"}`) })
 }
 
 // TestCancellationStopsReadAndPrompt: a client's notifications/cancelled

@@ -239,12 +239,13 @@ func (g *httpGuard) serveBody(w http.ResponseWriter, r *http.Request) {
 		rpcError(w, http.StatusBadRequest, id, -32602, msg)
 		return
 	}
-	if !g.o.Stateless && r.Header.Get("Mcp-Session-Id") == "" && hasInitialize(body) {
+	opens := !g.o.Stateless && r.Header.Get("Mcp-Session-Id") == "" && hasInitialize(body)
+	if opens {
 		body = trimInitializeBody(body) // what the session keeps (session_trim.go)
 		r.ContentLength = int64(len(body))
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	if !g.o.Stateless && r.Header.Get("Mcp-Session-Id") == "" && hasInitialize(body) {
+	if opens {
 		if !g.admit() {
 			w.Header().Set("Retry-After", "5")
 			rpcError(w, http.StatusServiceUnavailable, rawID(body), -32000,

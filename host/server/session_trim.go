@@ -67,7 +67,8 @@ func trimParams(p *mcp.InitializeParams) []string {
 
 // withinBytes keeps the members of m, in name order, whose JSON fits in
 // what is left of budget, and names the others (prefixed, clipped).
-func withinBytes(m map[string]any, budget int, prefix string) (map[string]any, []string) {
+// It serves decoded params (any) and raw JSON members alike.
+func withinBytes[V any](m map[string]V, budget int, prefix string) (map[string]V, []string) {
 	if len(m) == 0 {
 		return m, nil
 	}
@@ -77,7 +78,7 @@ func withinBytes(m map[string]any, budget int, prefix string) (map[string]any, [
 		names = append(names, k)
 	}
 	slices.Sort(names)
-	kept := map[string]any{}
+	kept := map[string]V{}
 	for _, k := range names {
 		b, err := json.Marshal(m[k])
 		if cost := len(k) + len(b); err == nil && cost <= budget {
@@ -157,17 +158,7 @@ func trimRawCapabilities(raw json.RawMessage) json.RawMessage {
 			if k == "experimental" {
 				budget = sessionExperimentalBytes
 			}
-			names := make([]string, 0, len(m))
-			for n := range m {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			keep := map[string]json.RawMessage{}
-			for _, n := range names {
-				if cost := len(n) + len(m[n]); cost <= budget {
-					keep[n], budget = m[n], budget-cost
-				}
-			}
+			keep, _ := withinBytes(m, budget, "")
 			out[k], _ = json.Marshal(keep)
 		default:
 			if len(k)+len(v) <= sessionStringBytes*4 && len(out) < 16 {
