@@ -130,37 +130,6 @@ func (l *loadState) isLive(p *plugin.Plugin) bool {
 	return l.live[p]
 }
 
-// Publish applies what the registry changed: it withdraws the entries no
-// longer served and publishes the new ones. An entry go-sdk refuses is
-// removed from the registry and returned, for the caller to report and
-// close; what its removal changes is applied too.
-func (s *Server) Publish(ch *registry.Changes) []registry.Refusal {
-	var refused []registry.Refusal
-	for ch != nil && len(ch.Added)+len(ch.Removed) > 0 {
-		for _, e := range ch.Removed {
-			s.load.set(e.Plugin, false)
-			s.removeEntry(e)
-		}
-		var next *registry.Changes
-		for i, e := range ch.Added {
-			if err := s.AddEntry(e); err != nil {
-				refused = append(refused, registry.Refusal{Plugin: e.Plugin, Err: err})
-				next = s.reg.Remove(e.Plugin)
-				// What is left of this batch and still served goes with
-				// the changes the removal made.
-				for _, rest := range ch.Added[i+1:] {
-					if s.reg.Served(rest.Plugin) {
-						next.Added = append(next.Added, rest)
-					}
-				}
-				break
-			}
-		}
-		ch = next
-	}
-	return refused
-}
-
 // published reports whether the target of a request that names one is
 // served by a published plugin that no plugin still loading could displace.
 // Requests that name nothing report true.
