@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
@@ -82,13 +81,14 @@ func (l *loadState) contested(owner int, k listKind, name string) bool {
 		if rank >= owner {
 			continue
 		}
+		may := registry.MayExpose(p.Name, registry.AddOptions{Unprefixed: p.Unprefixed}, name)
 		switch k {
 		case toolList:
-			if p.Tools && (p.Unprefixed || strings.HasPrefix(name, p.Name+"_")) {
+			if p.Tools && may {
 				return true
 			}
 		case promptList:
-			if p.Prompts && (p.Unprefixed || strings.HasPrefix(name, p.Name+"_")) {
+			if p.Prompts && may {
 				return true
 			}
 		case resourceList:
