@@ -79,7 +79,10 @@ type ServeOptions struct {
 // serving: the command exits 2 on it.
 type UsageError struct{ Err error }
 
+// Error says what was wrong.
 func (e *UsageError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
 func (e *UsageError) Unwrap() error { return e.Err }
 
 // IsUsage reports whether err is a UsageError.
