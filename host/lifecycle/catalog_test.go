@@ -40,7 +40,7 @@ func refusedEntry(t *testing.T, c *Catalog, name string) *registry.Entry {
 func TestSwapInUndoesRefusal(t *testing.T) {
 	dir := t.TempDir()
 	copyFixture(t, "echo", filepath.Join(dir, "tool.wasm"))
-	h := serveInProcess(t, dir)
+	h := serveInProcess(t, "", dir)
 	old := h.c.reg.Plugins()[0]
 
 	e := refusedEntry(t, h.c, "tool")

@@ -53,14 +53,21 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// serveInProcess wires args as Serve does (collect, catalog, initial
-// load, reloader) and connects a client.
-func serveInProcess(t *testing.T, args ...string) *harness {
+// serveInProcess wires the config file cfgPath (or none: "") and args as
+// Serve does (collect, catalog, initial load, reloader) and connects a
+// client.
+func serveInProcess(t *testing.T, cfgPath string, args ...string) *harness {
 	t.Helper()
 	ctx := context.Background()
 	h := &harness{t: t, logs: &syncBuffer{}, changed: make(chan struct{}, 100)}
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg := &config.Config{}
+	if cfgPath != "" {
+		var err error
+		if cfg, err = config.Load(cfgPath); err != nil {
+			t.Fatal(err)
+		}
+	}
 	lim := Limits{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache"), Budget: "4GiB"}
 	base, err := lim.Defaults(cfg)
 	if err != nil {
@@ -81,7 +88,7 @@ func serveInProcess(t *testing.T, args ...string) *harness {
 		Server: server.Options{Name: "test", Logger: logger, Features: features}})
 	h.c.Load(ctx, specs)
 	h.c.srv.Ready()
-	h.r = &reloader{c: h.c, args: args, cfg: cfg, lf: &lim, features: features, grants: grants, fetch: fetch}
+	h.r = &reloader{c: h.c, args: args, cfgPath: cfgPath, cfg: cfg, lf: &lim, features: features, grants: grants, fetch: fetch}
 	h.r.adopt(specs)
 
 	ct, st := mcp.NewInMemoryTransports()
@@ -187,7 +194,7 @@ func copyFixture(t *testing.T, name, path string) {
 func TestReloadFolder(t *testing.T) {
 	dir := t.TempDir()
 	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
-	h := serveInProcess(t, dir)
+	h := serveInProcess(t, "", dir)
 	if got := h.tools(); got != "echo_echo" {
 		t.Fatalf("tools at start = %q", got)
 	}
@@ -235,7 +242,7 @@ func TestReloadCorruptKeepsOld(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "tool.wasm")
 	copyFixture(t, "echo", path)
-	h := serveInProcess(t, dir)
+	h := serveInProcess(t, "", dir)
 	if got := h.tools(); got != "tool_echo" {
 		t.Fatalf("tools at start = %q", got)
 	}
@@ -289,7 +296,7 @@ func TestReloadCorruptKeepsOld(t *testing.T) {
 func TestRefreshNeverHidesATool(t *testing.T) {
 	dir := t.TempDir()
 	copyFixture(t, "list_changed", filepath.Join(dir, "list_changed.wasm"))
-	h := serveInProcess(t, dir)
+	h := serveInProcess(t, "", dir)
 	if got := h.tools(); got != "list_changed_list_changed" {
 		t.Fatalf("tools at start = %q", got)
 	}
@@ -325,5 +332,52 @@ func TestRefreshNeverHidesATool(t *testing.T) {
 	}
 	if h.logLine("plugin lists refreshed") == "" {
 		t.Fatalf("no refresh happened:\n%s", h.logs)
+	}
+}
+
+// TestReloadConfig: reloading a config that does not parse keeps the old
+// config serving and says why (file, line and value); a valid one applies
+// the plugins' changes and names a setting that needs a restart. (SIGHUP
+// and the file watch that trigger it are tested end to end in
+// cmd/mcpwasm.)
+func TestReloadConfig(t *testing.T) {
+	dir := t.TempDir()
+	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	write := func(text string) {
+		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("[server]\nname = \"first\"\n\n[[plugin]]\nname = \"one\"\npath = \"echo.wasm\"\n")
+	h := serveInProcess(t, cfg)
+	if got := h.tools(); got != "one_echo" {
+		t.Fatalf("tools at start = %q", got)
+	}
+
+	write("[server]\nname = \"first\"\n\n[[plugin]]\nname = \"one\"\npath = \"echo.wasm\"\ntimeout = \"soon\"\n")
+	h.r.reloadConfig(context.Background(), "SIGHUP")
+	line := h.logLine("config not reloaded", cfg)
+	if !strings.Contains(line, "line 7") || !strings.Contains(line, "soon") {
+		t.Fatalf("the refusal does not name the line and the value: %q\nlog:\n%s", line, h.logs)
+	}
+	if got := h.tools(); got != "one_echo" {
+		t.Fatalf("tools after a broken config = %q", got)
+	}
+	if res, out := h.call("one_echo"); res.IsError {
+		t.Fatalf("the old config no longer serves: %s", out)
+	}
+
+	write("[server]\nname = \"second\"\n\n[[plugin]]\nname = \"two\"\npath = \"echo.wasm\"\n")
+	h.r.reloadConfig(context.Background(), "SIGHUP")
+	h.waitChanged()
+	if got := h.tools(); got != "two_echo" {
+		t.Fatalf("tools after the new config = %q", got)
+	}
+	if h.logLine("config reloaded", "SIGHUP") == "" || h.logLine("takes effect at the next start", "[server] name") == "" {
+		t.Fatalf("no 'config reloaded' or restart-needed line:\n%s", h.logs)
+	}
+	if res, out := h.call("two_echo"); res.IsError {
+		t.Fatalf("two_echo: %s", out)
 	}
 }
