@@ -132,8 +132,8 @@ func Collect(args []string, c *config.Config, base plugin.Config, noPrefix bool,
 // cache of the folders opened so far (grantCache).
 type grantOpener func(path string, readOnly bool) (plugin.Grant, error)
 
-// collectWith is collect with the [[plugin.fs]] folders opened by open.
-// f gets the oci:// and https:// plugins (remote.go).
+// collectWith is Collect with the [[plugin.fs]] folders opened by open.
+// f gets the oci:// and https:// plugins (fetch.go).
 func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix bool, open grantOpener, f *Fetcher) (specs []Spec, problems []error) {
 	for _, p := range c.Plugins {
 		s, err := configSpec(c, p, base, open, f)
