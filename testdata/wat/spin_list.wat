@@ -1,5 +1,5 @@
 ;; spin_list: list_tools loops for ever, list_resources traps, list_prompts
-;; declares the prompt "p" (get_prompt answers "ok"). For the tests that the
+;; declares the prompt "p" (call_tool and get_prompt answer "ok"). For the tests that the
 ;; reads of a cold load, which share one instance (host/plugin/listing.go),
 ;; still each have their own time limit, and that a read that failed leaves
 ;; the next one a fresh instance.
@@ -13,3 +13,4 @@
   (export "list_resources" (func $trap))
   (export "list_prompts" (func $prompts))
   (export "get_prompt" (func $ok))
+  (export "call_tool" (func $ok))
