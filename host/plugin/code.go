@@ -21,7 +21,8 @@ import (
 //     entry; the first call compiles (from wazero's file cache, which holds
 //     the machine code) and waits for it.
 //   - Cold start: Load prepares the module and lists it through wazero's
-//     interpreter (the lister), which needs no machine code; once the
+//     interpreter (the lister), which needs no machine code, all reads on
+//     one instance (listing.go); once the
 //     registry has read the lists (KeepDeclarations) the lister is dropped
 //     and the compiler runs in the background, one plugin at a time. A call
 //     arriving first waits for it.
@@ -222,10 +223,7 @@ func (p *Plugin) List(ctx context.Context, export string, input []byte) ([]byte,
 	var cerr *Error
 	p.listerMu.RLock()
 	if p.lister != nil {
-		out, cerr = p.listSpan(ctx, export, func() ([]byte, *Error) {
-			out, _, cerr := p.listRead(ctx, export, input)
-			return out, cerr
-		})
+		out, _, cerr = p.listRead(ctx, export, input)
 		p.listerMu.RUnlock()
 		if cerr != nil && cerr.Category == abi.ErrTimeout {
 			// The interpreter is slower than machine code: what fits in

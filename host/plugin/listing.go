@@ -48,9 +48,24 @@ func (li *listInstance) close() {
 
 // listRead runs export on the lister's shared instance, making the
 // instance if there is none, under the plugin's time limit and output
-// limit. It returns the output and the export's return code. The caller
-// holds p.listerMu for reading, with p.lister set.
-func (p *Plugin) listRead(ctx context.Context, export string, input []byte) ([]byte, uint32, *Error) {
+// limit. It returns the output and the export's return code. A list read
+// is traced as a plugin call (the version probe is not). The caller holds
+// p.listerMu for reading, with p.lister set.
+func (p *Plugin) listRead(ctx context.Context, export string, input []byte) (out []byte, rc uint32, cerr *Error) {
+	var o outcome
+	if export != abi.ExportABIVersion {
+		var span *tracing.Span
+		ctx, span = tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
+		if span != nil {
+			defer func() {
+				oc, msg := "ok", ""
+				if cerr != nil {
+					oc, msg = string(cerr.Category), cerr.Message
+				}
+				span.EndPluginCall(oc, o.cpu, o.memPeak, msg)
+			}()
+		}
+	}
 	if len(input) > p.MaxInput() {
 		return nil, 0, newError(abi.ErrInputTooBig, nil, "the input is %s, more than the plugin accepts (%s with its memory limit of %s)",
 			humanBytes(uint64(len(input))), humanBytes(uint64(p.MaxInput())), humanBytes(p.cfg.MemoryLimit))
@@ -64,7 +79,7 @@ func (p *Plugin) listRead(ctx context.Context, export string, input []byte) ([]b
 		return nil, 0, rerr
 	}
 	o.cancelled = errors.Is(ctx.Err(), context.Canceled)
-	rc := o.rc
+	rc = o.rc
 	if export == abi.ExportABIVersion {
 		o.rc = 0 // a version probe returns its answer as the code
 	}
@@ -225,18 +240,4 @@ func (w *capWriter) reset() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.buf, w.dropped = w.buf[:0], 0
-}
-
-// listSpan traces one load-time read as a plugin call.
-func (p *Plugin) listSpan(ctx context.Context, export string, read func() ([]byte, *Error)) ([]byte, *Error) {
-	_, span := tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
-	out, cerr := read()
-	if span != nil {
-		oc, msg := "ok", ""
-		if cerr != nil {
-			oc, msg = string(cerr.Category), cerr.Message
-		}
-		span.EndPluginCall(oc, 0, 0, msg)
-	}
-	return out, cerr
 }
