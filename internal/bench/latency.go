@@ -189,10 +189,13 @@ func (e *env) stdioLatency(ctx context.Context) error {
 		}
 		w := by["wasm"]
 		e.ratioRow(fmt.Sprintf("1 stdio %s p50 wasm / native (same binary)", v), w, by["native"], false, "<=", 1.3, "≤ 1.3×")
-		e.ratioRow(fmt.Sprintf("1 stdio %s p50 wasm / plain go-sdk server", v), w, by["plain"], false, "<=", 1.0, "≤ 1.0×")
+		// Issue 26's target: a sandboxed echo at most 1.2× the plain server's.
+		e.ratioRow(fmt.Sprintf("1 stdio %s p50 wasm / plain go-sdk server", v), w, by["plain"], false, "<=", 1.2, "≤ 1.2×")
 		e.ratioRow(fmt.Sprintf("1 stdio %s p50 wasm / node", v), w, by["node"], false, "<=", 1.0, "≤ 1.0×")
 		e.ratioRow(fmt.Sprintf("1 stdio %s p99 wasm / node", v), w, by["node"], true, "<=", 0.5, "≤ 0.5×")
-		e.ratioRow(fmt.Sprintf("1 stdio %s p50 native (mcpwasm) / plain go-sdk", v), by["native"], by["plain"], false, "", 0, "")
+		// What mcpwasm's stdio framing and middleware add without a sandbox
+		// (0.86–0.99× when set; go test -bench StdioRatio ./host/server splits it).
+		e.ratioRow(fmt.Sprintf("1 stdio %s p50 native (mcpwasm) / plain go-sdk", v), by["native"], by["plain"], false, "<=", 1.05, "≤ 1.05×")
 		for _, g := range e.o.Plugins {
 			e.ratioRow(fmt.Sprintf("1 stdio %s p50 %s / native (same binary)", v, g.Name), by["guest:"+g.Name], by["native"], false, "", 0, "")
 		}
