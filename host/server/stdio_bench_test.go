@@ -128,3 +128,36 @@ func connectPipe(b *testing.B, era string, in, out *os.File, stop func()) *mcp.C
 	b.Cleanup(func() { cs.Close(); stop() })
 	return cs
 }
+
+// TestEchoArgsFixture: echo_args, the Wasm side of the stdio figure's
+// like-for-like row, answers what the plain go-sdk server answers (its
+// arguments' JSON as text), also for arguments its string scan must get
+// right (quotes, backslashes, control bytes, nesting, a "}" in a string).
+// It fails if the fixture's escaping or its scan of the envelope is off.
+func TestEchoArgsFixture(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "echo_args"})
+	srv.AddNativeEcho()
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		cs := connectVersion(t, srv, nil, era)
+		for _, args := range []map[string]any{
+			benchArgs, {}, {"message": `a "quoted" \ back\slash`}, {"c": "\x00\x01\n\t\x1f"},
+			{"u": "héllo ☃ 😀", "n": []any{1.5, nil, true, map[string]any{"x": "}]", "y": []any{}}}},
+			{"arguments": "decoy", "request": map[string]any{"arguments": 1}},
+		} {
+			want := text(call(t, cs, server.NativeEchoTool, args))
+			if got := text(call(t, cs, "echo", args)); got != want {
+				t.Errorf("%s %v: echo_args answered %q, the native echo %q", era, args, got, want)
+			}
+		}
+		// A decoy "arguments" in _meta, which the envelope carries before
+		// the request's own (at depth 3, not 2).
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: benchArgs,
+			Meta: mcp.Meta{"arguments": map[string]any{"decoy": true}}})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %v", era, err, res)
+		}
+		if got, want := text(res), `{"text":"the quick brown fox jumps over the lazy dog"}`; got != want {
+			t.Errorf("%s: with a decoy in _meta, echo_args answered %q, want %q", era, got, want)
+		}
+	}
+}
