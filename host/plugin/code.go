@@ -39,9 +39,13 @@ type code struct {
 	compiling  chan struct{} // closed when the build ends; nil before it starts
 	closed     bool
 	prep       []byte // the prepared module, kept from load until the build (cold start)
+	// raw is the checked module without interruption points, kept from a
+	// cold load that listed it (listguard.go) until the build adds them.
+	raw []byte
 
 	listerMu sync.RWMutex
 	lister   *extism.CompiledPlugin // the interpreter's, from a cold load until KeepDeclarations
+	guard    *listGuard             // the lister's checks, when it runs the module without interruption points
 
 	listInstMu   sync.Mutex
 	listInst     *listInstance // the lister's instance all load-time reads share (listing.go)
@@ -86,6 +90,13 @@ var errClosed = errors.New("the plugin is closed")
 // compile builds wasm for this plugin: with wazero's compiler (sharing the
 // compilation cache, one at a time: see compileMu), or its interpreter.
 func (p *Plugin) compile(ctx context.Context, wasm []byte, interpreter bool) (*extism.CompiledPlugin, error) {
+	return p.compileGuarded(ctx, wasm, interpreter, nil)
+}
+
+// compileGuarded is compile; with a guard (interpreter only) wasm is the
+// module without interruption points, run under the guard's checks and
+// wazero's own at loop headers (listguard.go).
+func (p *Plugin) compileGuarded(ctx context.Context, wasm []byte, interpreter bool, g *listGuard) (*extism.CompiledPlugin, error) {
 	manifest := extism.Manifest{
 		Wasm:   []extism.Wasm{extism.WasmData{Data: wasm, Name: "main"}},
 		Memory: &extism.ManifestMemory{MaxPages: uint32(p.cfg.MemoryLimit / pageSize), MaxVarBytes: 1 << 20},
@@ -95,9 +106,12 @@ func (p *Plugin) compile(ctx context.Context, wasm []byte, interpreter bool) (*e
 	if interpreter {
 		// No compilation cache: the interpreter does not use it.
 		rc = wazero.NewRuntimeConfigInterpreter().
-			WithCloseOnContextDone(p.cfg.Interrupts == InterruptEngine).
+			WithCloseOnContextDone(p.cfg.Interrupts == InterruptEngine || g != nil).
 			WithMemoryLimitPages(runtimePages(p.cfg.MemoryLimit))
 		p.rt.loads.listers.Add(1)
+		if g != nil {
+			ctx = experimental.WithFunctionListenerFactory(ctx, g)
+		}
 	} else {
 		// One compilation at a time: wazero v1.12.0, reading a module from
 		// the file cache, publishes it to its in-memory cache before filling
@@ -109,8 +123,15 @@ func (p *Plugin) compile(ctx context.Context, wasm []byte, interpreter bool) (*e
 		defer p.rt.compileMu.Unlock()
 		p.rt.loads.compiles.Add(1)
 	}
-	return extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{RuntimeConfig: rc, EnableWasi: p.needsWASI},
+	c, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{RuntimeConfig: rc, EnableWasi: p.needsWASI},
 		append(append(append(hostFunctions(), interruptFunctions()...), netFunctions()...), kernelFunctions()...))
+	if err == nil && g != nil {
+		if err = g.resolve(); err != nil {
+			c.Close(context.Background())
+			return nil, err
+		}
+	}
+	return c, err
 }
 
 // startCompile starts building the machine code unless it is built or
@@ -129,14 +150,14 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 		close(done)
 		return done
 	}
-	wasm := p.prep
+	wasm, raw := p.prep, p.raw
 	p.rt.building.Add(1)
 	p.rt.builds.Add(1)
 	go func() {
 		defer p.rt.building.Done()
-		c, err := p.build(wasm, background)
+		c, err := p.build(wasm, raw, background)
 		p.codeMu.Lock()
-		p.compiled, p.compileErr, p.prep = c, err, nil
+		p.compiled, p.compileErr, p.prep, p.raw = c, err, nil, nil
 		p.codeMu.Unlock()
 		close(done)
 		if p.rt.builds.Add(-1) == 0 {
@@ -153,9 +174,17 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 	return done
 }
 
-// build compiles the prepared module: wasm, or the load cache's copy, or
-// one prepared anew from the plugin's bytes.
-func (p *Plugin) build(wasm []byte, background bool) (*extism.CompiledPlugin, error) {
+// build compiles the prepared module: wasm, or raw with its interruption
+// points added now, or the load cache's copy, or one prepared anew from
+// the plugin's bytes.
+func (p *Plugin) build(wasm, raw []byte, background bool) (*extism.CompiledPlugin, error) {
+	if wasm == nil && raw != nil {
+		prep, err := p.rt.instrument(p.prepKey, raw, p.Module, &p.cfg)
+		if err != nil {
+			return nil, err
+		}
+		wasm = prep.Wasm
+	}
 	if wasm == nil {
 		prep, err := p.rt.prepared(p.prepKey, &p.cfg)
 		if err != nil {
@@ -273,7 +302,7 @@ func (p *Plugin) KeepDeclarations() {
 // takes the CPU the other loads need.
 func (p *Plugin) CompileIfCold() {
 	p.codeMu.Lock()
-	cold := p.prep != nil
+	cold := p.prep != nil || p.raw != nil
 	p.codeMu.Unlock()
 	if cold {
 		p.startCompile(true)

@@ -147,6 +147,9 @@ func (p *Plugin) readOn(ctx, callCtx context.Context, export string, input []byt
 	}
 	li.cur.Store(&callCtx)
 	li.exit.arm(true)
+	if p.guard != nil {
+		p.guard.arm(callCtx)
+	}
 	o.rc, out, o.err = li.inst.CallWithContext(callCtx, export, input)
 	li.exit.arm(false)
 	o.exited, o.exitCode = li.exit.result()
@@ -174,6 +177,9 @@ func (p *Plugin) newListInstance(ctx, callCtx context.Context) (*listInstance, *
 	ictx := experimental.WithMemoryAllocator(callCtx, li.mem)
 	ictx = experimental.WithCloseNotifier(ictx, li.exit)
 	li.cur.Store(&callCtx)
+	if p.guard != nil {
+		p.guard.arm(callCtx)
+	}
 	inst, err := p.lister.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: mc})
 	if err != nil {
 		res.Release()

@@ -2,6 +2,7 @@ package plugin_test
 
 import (
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -129,5 +130,53 @@ func TestColdReadInstanceReleased(t *testing.T) {
 				t.Fatalf("after %s, %d memories still live, %d bytes still charged to the budget", end, st.Live, st.Committed)
 			}
 		})
+	}
+}
+
+// A cold load lists the module without interruption points, under the
+// lister's guard (listguard.go): a loop-free call tree is stopped at its
+// time limit (in the interpreter, and again compiled: List's retry), and
+// recursion through large frames is stopped with a small stack: the Go
+// heap allocated by the read stays near StackLimit, where the
+// interpreter's own 2,000-frame ceiling would allow 32 MB.
+func TestColdListGuard(t *testing.T) {
+	rt := cachedRuntime(t, "off")
+	p, err := rt.Load(context.Background(), plugin.Config{Name: "list_unbounded", Wasm: fixtureBytes(t, "list_unbounded"), Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(context.Background())
+	ctx := context.Background()
+	if _, cerr := p.List(ctx, abi.ExportListPrompts, []byte(listInput)); cerr != nil {
+		t.Fatal(cerr)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	_, cerr := p.List(ctx, abi.ExportListResources, []byte(listInput))
+	runtime.ReadMemStats(&after)
+	if cerr == nil || cerr.Category != abi.ErrStackOverflow {
+		t.Fatalf("list_resources recurses without end: got %v, want a stack overflow", cerr)
+	}
+	alloc := after.TotalAlloc - before.TotalAlloc
+	t.Logf("the recursion allocated %d KiB", alloc>>10)
+	if alloc > 3*plugin.StackLimit {
+		t.Errorf("the recursion allocated %d MiB of Go heap; the guard bounds the stack at %d MiB", alloc>>20, plugin.StackLimit>>20)
+	}
+	done := make(chan *plugin.Error, 1)
+	go func() {
+		_, cerr := p.List(ctx, abi.ExportListTools, []byte(listInput))
+		done <- cerr
+	}()
+	select {
+	case cerr = <-done:
+	case <-time.After(time.Minute): // a hang detector, not a measurement: the limit is 300 ms
+		t.Fatal("list_tools's call tree was not stopped")
+	}
+	if cerr == nil || cerr.Category != abi.ErrTimeout {
+		t.Fatalf("list_tools runs a call tree: got %v, want a timeout", cerr)
+	}
+	if st := rt.LoadStats(); st.Listers != 1 || st.Compiles != 1 || st.ListInstances != 2 {
+		t.Fatalf("load stats %+v: want one lister (a second instance after the overflow), then one compile for the retry", st)
 	}
 }

@@ -58,6 +58,19 @@ func loadAndList(t *testing.T, rt *plugin.Runtime, name string, data []byte, cfg
 	return p, string(out)
 }
 
+// coldStart is a first start as serve makes it: load, list, keep the
+// declarations, then compile (CompileIfCold, here waited for), which adds
+// the interruption points and writes the prepared module to the cache
+// (a cold load lists the module without them: listguard.go).
+func coldStart(t *testing.T, rt *plugin.Runtime, name string, data []byte, cfg plugin.Config) (*plugin.Plugin, string) {
+	t.Helper()
+	p, out := loadAndList(t, rt, name, data, cfg)
+	if err := p.Compile(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return p, out
+}
+
 func wantStats(t *testing.T, what string, got, want plugin.LoadStats) {
 	t.Helper()
 	if got != want {
@@ -72,8 +85,8 @@ func TestWarmStartRunsNoGuest(t *testing.T) {
 	dir := t.TempDir()
 	echo := fixtureBytes(t, "echo")
 	rt1 := cachedRuntime(t, dir)
-	_, cold := loadAndList(t, rt1, "echo", echo, plugin.Config{})
-	wantStats(t, "cold start", rt1.LoadStats(), plugin.LoadStats{Rewrites: 1, Listers: 1, ListInstances: 1})
+	_, cold := coldStart(t, rt1, "echo", echo, plugin.Config{})
+	wantStats(t, "cold start", rt1.LoadStats(), plugin.LoadStats{Rewrites: 1, Compiles: 1, Listers: 1, ListInstances: 1})
 
 	rt2 := cachedRuntime(t, dir)
 	p, warm := loadAndList(t, rt2, "echo", echo, plugin.Config{})
@@ -91,25 +104,25 @@ func TestWarmStartRunsNoGuest(t *testing.T) {
 // A plugin whose file changed is listed from the new file, not the cache.
 func TestLoadCacheChangedFile(t *testing.T) {
 	dir := t.TempDir()
-	loadAndList(t, cachedRuntime(t, dir), "tool", fixtureBytes(t, "echo"), plugin.Config{})
+	coldStart(t, cachedRuntime(t, dir), "tool", fixtureBytes(t, "echo"), plugin.Config{})
 	rt := cachedRuntime(t, dir)
 	_, got := loadAndList(t, rt, "tool", fixtureBytes(t, "typed"), plugin.Config{})
 	_, want := loadAndList(t, cachedRuntime(t, "off"), "tool", fixtureBytes(t, "typed"), plugin.Config{})
 	if got != want {
 		t.Fatalf("after the file changed, listed %s; the file lists %s", got, want)
 	}
-	wantStats(t, "changed file", rt.LoadStats(), plugin.LoadStats{Rewrites: 1, Listers: 1, ListInstances: 1})
+	wantStats(t, "changed file", rt.LoadStats(), plugin.LoadStats{Listers: 1, ListInstances: 1})
 }
 
 // A new rewriter version prepares and lists the module again.
 func TestLoadCacheNewRewriterVersion(t *testing.T) {
 	dir := t.TempDir()
 	echo := fixtureBytes(t, "echo")
-	loadAndList(t, cachedRuntime(t, dir), "echo", echo, plugin.Config{})
+	coldStart(t, cachedRuntime(t, dir), "echo", echo, plugin.Config{})
 	defer plugin.SetRewriterVersion("next")()
 	rt := cachedRuntime(t, dir)
-	loadAndList(t, rt, "echo", echo, plugin.Config{})
-	wantStats(t, "new rewriter", rt.LoadStats(), plugin.LoadStats{Rewrites: 1, Listers: 1, ListInstances: 1})
+	coldStart(t, rt, "echo", echo, plugin.Config{})
+	wantStats(t, "new rewriter", rt.LoadStats(), plugin.LoadStats{Rewrites: 1, Compiles: 1, Listers: 1, ListInstances: 1})
 }
 
 // A changed configuration lists the plugin again (its lists may depend on
@@ -117,7 +130,7 @@ func TestLoadCacheNewRewriterVersion(t *testing.T) {
 func TestLoadCacheChangedConfig(t *testing.T) {
 	dir := t.TempDir()
 	echo := fixtureBytes(t, "echo")
-	loadAndList(t, cachedRuntime(t, dir), "echo", echo, plugin.Config{GuestConfig: map[string]string{"mode": "a"}})
+	coldStart(t, cachedRuntime(t, dir), "echo", echo, plugin.Config{GuestConfig: map[string]string{"mode": "a"}})
 	for _, c := range []struct {
 		name string
 		cfg  plugin.Config
@@ -158,7 +171,7 @@ func TestLoadCacheCorruptEntry(t *testing.T) {
 		for _, kind := range []string{"decl", "prep"} {
 			t.Run(name+" "+kind, func(t *testing.T) {
 				dir := t.TempDir()
-				_, cold := loadAndList(t, cachedRuntime(t, dir), "echo", echo, plugin.Config{})
+				_, cold := coldStart(t, cachedRuntime(t, dir), "echo", echo, plugin.Config{})
 				files, _ := filepath.Glob(filepath.Join(dir, "load", kind+"-*"))
 				if len(files) != 1 {
 					t.Fatalf("%d %s entries, want 1", len(files), kind)

@@ -183,14 +183,27 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 	dk := declKey(pk, &cfg)
 	var decl declarations
 	var prep *prepared
+	var raw []byte
+	var lguard *listGuard
 	if rt.lc.get("decl", dk, &decl) && decl.Module != nil {
 		rt.loads.declHits.Add(1)
 	} else {
 		decl = declarations{}
-		if prep, err = rt.prepared(pk, &cfg); err != nil {
-			return nil, err
+		if prep = rt.cachedPrepared(pk); prep == nil && cfg.Interrupts == InterruptPoints {
+			// Listed without interruption points (listguard.go); the
+			// build adds them.
+			if raw, lguard, err = rt.checkedForListing(&cfg); err != nil {
+				return nil, err
+			}
+			decl.Module = lguard.mod
+		} else {
+			if prep == nil {
+				if prep, err = rt.prepared(pk, &cfg); err != nil {
+					return nil, err
+				}
+			}
+			decl.Module = prep.Module
 		}
-		decl.Module = prep.Module
 	}
 	mod := decl.Module
 	needsWASI, exports, err := checkEntryPoints(mod)
@@ -227,9 +240,15 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 	// machine code (RATIONALE.md, "The load path"); the compiler's code is
 	// built once the declarations are read (KeepDeclarations) or at the
 	// first call.
-	p.prep = prep.Wasm
 	p.recording = &declarations{Module: mod, ABIVersion: 1, Lists: map[string][]byte{}}
-	if p.lister, err = p.compile(ctx, prep.Wasm, true); err != nil {
+	if lguard != nil {
+		p.raw, p.guard = raw, lguard
+		p.lister, err = p.compileGuarded(ctx, raw, true, lguard)
+	} else {
+		p.prep = prep.Wasm
+		p.lister, err = p.compile(ctx, prep.Wasm, true)
+	}
+	if err != nil {
 		p.Close(ctx)
 		return nil, fmt.Errorf("compile: %w", err)
 	}
@@ -254,12 +273,30 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 // capped, network imports renamed, interruption points added), from the
 // load cache or made now and cached.
 func (rt *Runtime) prepared(key string, cfg *Config) (*prepared, error) {
+	if prep := rt.cachedPrepared(key); prep != nil {
+		return prep, nil
+	}
+	patched, mod, err := rt.checked(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return rt.instrument(key, patched, mod, cfg)
+}
+
+// cachedPrepared returns the load cache's prepared module, or nil.
+func (rt *Runtime) cachedPrepared(key string) *prepared {
 	var prep prepared
 	if rt.lc.get("prep", key, &prep) && prep.Module != nil {
 		rt.loads.prepHits.Add(1)
-		return &prep, nil
+		return &prep
 	}
-	rt.loads.rewrites.Add(1)
+	return nil
+}
+
+// checked runs the checks of a module and returns it with its tables
+// capped and its network imports renamed, and what Preflight found: all
+// of prepared but the interruption points.
+func (rt *Runtime) checked(cfg *Config) ([]byte, *wasmbin.Module, error) {
 	patched, mod, err := wasmbin.Preflight(cfg.Wasm, wasmbin.Policy{
 		AllowedNamespaces: []string{abi.NamespaceKernel, abi.NamespaceUser, abi.NamespaceWASI},
 		MaxTableElements:  MaxTableElements,
@@ -267,23 +304,31 @@ func (rt *Runtime) prepared(key string, cfg *Config) (*prepared, error) {
 		MaxTotalTableElements: maxTableElements(cfg.MemoryLimit),
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := checkServedImports(mod); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if _, _, err := checkEntryPoints(mod); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if patched, err = renameServedImports(patched); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return patched, mod, nil
+}
+
+// instrument adds the interruption points to a checked module (unless the
+// interrupt mode says not to) and caches the result under key.
+func (rt *Runtime) instrument(key string, patched []byte, mod *wasmbin.Module, cfg *Config) (*prepared, error) {
+	rt.loads.rewrites.Add(1)
+	var err error
 	if cfg.Interrupts == InterruptPoints {
 		if patched, err = wasmbin.Instrument(patched, interruptOptions); err != nil {
 			return nil, err
 		}
 	}
-	prep = prepared{Module: mod, Wasm: patched}
+	prep := prepared{Module: mod, Wasm: patched}
 	if err := rt.lc.put("prep", key, &prep); err != nil {
 		rt.logger.Warn("could not write to the load cache", "plugin", cfg.Name, "err", err)
 	}
