@@ -20,9 +20,11 @@ import (
 //   - Warm start (declarations cached): Load reads nothing but the cache
 //     entry; the first call compiles (from wazero's file cache, which holds
 //     the machine code) and waits for it.
-//   - Cold start: Load prepares the module and lists it through wazero's
+//   - Cold start: Load checks the module and lists it through wazero's
 //     interpreter (the lister), which needs no machine code, all reads on
-//     one instance (listing.go); once the
+//     one instance (listing.go), without interruption points: a function
+//     listener checks the deadline and bounds the stack (listguard.go);
+//     the build adds them. Once the
 //     registry has read the lists (KeepDeclarations) the lister is dropped
 //     and the compiler runs in the background, one plugin at a time. A call
 //     arriving first waits for it.
