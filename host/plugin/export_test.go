@@ -7,3 +7,10 @@ func SetRewriterVersion(v string) (restore func()) {
 	rewriterVersion = v
 	return func() { rewriterVersion = old }
 }
+
+// DropSpares closes the plugin's instance built ahead and builds no more,
+// as Close does first, so a test can see what the spare held.
+func (p *Plugin) DropSpares() { p.closeSpares() }
+
+// StartBytes is what one instance of the plugin is charged at start.
+func (p *Plugin) StartBytes() uint64 { return p.startBytes() }
