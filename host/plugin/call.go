@@ -179,7 +179,7 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export string, input []byte, res *memalloc.Reservation, in *instance, co CallOptions) (out []byte, o outcome) {
 	o.timeoutMs = p.Limit(co).Milliseconds()
 	o.memLimit = p.cfg.MemoryLimit
-	st := &callState{cb: co.Callbacks}
+	st := &callState{cb: co.Callbacks, inputLen: uint64(len(input))}
 
 	defer func() {
 		if r := recover(); r != nil {

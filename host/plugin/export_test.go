@@ -14,3 +14,11 @@ func (p *Plugin) DropSpares() { p.closeSpares() }
 
 // StartBytes is what one instance of the plugin is charged at start.
 func (p *Plugin) StartBytes() uint64 { return p.startBytes() }
+
+// SetKernelInGo turns the Go byte functions (kernel.go) on or off for the
+// plugins loaded after it, and returns the undo.
+func SetKernelInGo(on bool) (restore func()) {
+	old := kernelInGo
+	kernelInGo = on
+	return func() { kernelInGo = old }
+}
