@@ -96,7 +96,7 @@ func kernelFunctions() []extism.HostFunction {
 				}
 				trampoline(ctx, p, stack)
 			}
-		case "load_u8", "store_u8", "input_load_u8":
+		case "load_u8", "store_u8", "input_load_u8", "input_length", "input_offset":
 			if !kernelInGo {
 				break
 			}
@@ -114,16 +114,19 @@ func kernelFunctions() []extism.HostFunction {
 	return fs
 }
 
-// The kernel's byte functions, served in Go: each is one memory access
-// behind a bounds check, yet through the kernel it costs a call into a
+// The kernel's byte functions and where its input is, served in Go: each
+// is a memory access behind a bounds check or a value Extism set, yet
+// through the kernel it costs a call into a
 // second module (and, once per instance, a new wazero function with its own
 // 10 KiB stack; RATIONALE.md, "The call path"). Extism itself serves their
 // 8-byte forms (load_u64, store_u64, input_load_u64) in Go. These do what
 // the kernel's do (its v1.7.0 build, disassembled): an offset below 64 or
 // past the end of the kernel's memory reads 0 and writes nothing, one at
-// the very end traps, and input_load_u8 reads 0 past the input's length.
-// TestKernelBytesInGo compares both on the edges. served is false when the
-// kernel must answer: input_load_u8 after the guest moved its input.
+// the very end traps, and input_load_u8 reads 0 past the input's length;
+// input_length and input_offset are what Extism gave the kernel's
+// input_set. TestKernelBytesInGo compares both on the edges. served is
+// false when the kernel must answer: the input functions after the guest
+// moved its input.
 
 // kernelInGo turns the Go byte functions on (off: a test compares).
 var kernelInGo = true
@@ -141,6 +144,22 @@ var byteFunctions = map[string]func(ctx context.Context, p *extism.CurrentPlugin
 		if !mem.WriteByte(uint32(off), byte(stack[1])) {
 			panic(fmt.Errorf("store_u8: offset %d is outside the kernel's memory", off))
 		}
+		return true
+	},
+	"input_length": func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) bool {
+		st := callStateFrom(ctx)
+		if st == nil || st.inputMoved {
+			return false
+		}
+		stack[0] = st.inputLen
+		return true
+	},
+	"input_offset": func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) bool {
+		start, ok := ctx.Value(extism.InputOffsetKey("inputOffset")).(uint64)
+		if st := callStateFrom(ctx); st == nil || st.inputMoved || !ok {
+			return false
+		}
+		stack[0] = start
 		return true
 	},
 	"input_load_u8": func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) bool {

@@ -1,14 +1,15 @@
 ;; kernel_u8: exercises the kernel's byte functions at the edges of their
-;; ranges, and answers the 18 bytes they returned (not JSON): input_load_u8
+;; ranges, and answers the 20 bytes they returned (not JSON): input_load_u8
 ;; inside, at and past the input; store_u8 then load_u8 on a block; both
 ;; below offset 64 (the kernel's own state) and far past the kernel's
 ;; memory (ignored / 0); then
 ;; the same reads after the guest moves its input with input_set, and after
-;; reset. The host serves some of these in Go (host/plugin/kernel.go); the
+;; reset, and where the input is. The host serves some of these in Go (host/plugin/kernel.go); the
 ;; answers must be the kernel's. Expect success.
 (import "extism:host/env" "load_u8" (func $load_u8 (param i64) (result i32)))
 (import "extism:host/env" "input_set" (func $input_set (param i64 i64)))
 (import "extism:host/env" "reset" (func $reset))
+(import "extism:host/env" "input_offset" (func $input_offset (result i64)))
 ;; ---
   (data (i32.const 0) "{\"tools\":[{\"name\":\"kernel_u8\",\"description\":\"Test fixture: kernel byte functions.\",\"inputSchema\":{\"type\":\"object\"}}]}\00")
   (export "list_tools" (func $list))
@@ -42,7 +43,9 @@
     (call $store_u8 (i64.const 0x10000000000) (i32.const 5))
     (call $r (i32.const 10) (call $load_u8 (i64.const 0x10000000000)))
     (call $r (i32.const 11) (call $load_u8 (i64.const 0xffffffff)))
+    (call $r (i32.const 18) (i32.wrap_i64 (call $input_offset)))
     (call $input_set (local.get $h) (i64.const 2))
+    (call $r (i32.const 19) (i32.wrap_i64 (i64.sub (call $input_offset) (local.get $h))))
     (call $r (i32.const 12) (call $input_load_u8 (i64.const 0)))
     (call $r (i32.const 13) (call $input_load_u8 (i64.const 1)))
     (call $r (i32.const 14) (call $input_load_u8 (i64.const 2)))
@@ -50,12 +53,12 @@
     (call $reset)
     (call $r (i32.const 16) (call $input_load_u8 (i64.const 0)))
     (call $r (i32.const 17) (i32.wrap_i64 (call $input_length)))
-    (local.set $o (call $alloc (i64.const 18)))
+    (local.set $o (call $alloc (i64.const 20)))
     (block $d (loop $l
-      (br_if $d (i64.ge_u (local.get $i) (i64.const 18)))
+      (br_if $d (i64.ge_u (local.get $i) (i64.const 20)))
       (call $store_u8 (i64.add (local.get $o) (local.get $i))
         (i32.load8_u (i32.add (i32.const 4096) (i32.wrap_i64 (local.get $i)))))
       (local.set $i (i64.add (local.get $i) (i64.const 1))) (br $l)))
-    (call $output_set (local.get $o) (i64.const 18))
+    (call $output_set (local.get $o) (i64.const 20))
     (i32.const 0))
   (export "call_tool" (func $call))
