@@ -1,5 +1,7 @@
 package plugin
 
+import "time"
+
 // SetRewriterVersion changes the rewriter's version for a test, as a
 // release changing the rewrite would, and returns the undo.
 func SetRewriterVersion(v string) (restore func()) {
@@ -21,4 +23,12 @@ func SetKernelInGo(on bool) (restore func()) {
 	old := kernelInGo
 	kernelInGo = on
 	return func() { kernelInGo = old }
+}
+
+// SetSpareIdle changes how long an instance built ahead waits for a call,
+// and returns the undo.
+func SetSpareIdle(d time.Duration) (restore func()) {
+	old := spareIdle
+	spareIdle = d
+	return func() { spareIdle = old }
 }

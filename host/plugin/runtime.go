@@ -76,6 +76,7 @@ type Runtime struct {
 	cpu       *cpusched.Scheduler
 	calls     callCounts // for Stats
 	noSpares  bool       // RuntimeOptions.NoSpareInstances
+	spareList spareList  // the plugins holding an instance built ahead (spare.go)
 }
 
 // DefaultCacheDir is where compiled plugins are cached: the user cache

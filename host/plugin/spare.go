@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
@@ -18,12 +19,14 @@ import (
 // it. It is still one instance per call: an instance runs at most one call
 // and is closed after it; the next one is built anew.
 //
-// Bounds: one per plugin; its memories are charged to the memory budget
-// like a running call's, and it is built only while the budget has room for
-// it and one more instance of the plugin besides, so a spare never holds
-// the room a call would otherwise have had; a plugin's spare is closed with
-// the plugin (reload, config change, shutdown). Calls with folders build
-// their own: the mounts are part of an instance's configuration.
+// Bounds: one per plugin, built from its second call on, and closed after
+// spareIdle unused; its memories are charged to the memory budget like a
+// running call's, it is built only while the budget has room for it and
+// one more instance of the plugin besides, and a call that finds no room
+// closes every instance built ahead before it waits (dropSpares), so a
+// spare never holds room a call needs; a plugin's spare is closed with the
+// plugin (reload, config change, shutdown). Calls with folders build their
+// own: the mounts are part of an instance's configuration.
 
 // instance is one built instance and what was built with it: its memory
 // reservation and watchers, its captured output, and where its sleeps find
@@ -69,16 +72,66 @@ type spares struct {
 	ready    *instance
 	building chan struct{} // closed when the build under way ends; nil: none
 	closed   bool
+	calls    int64 // calls that could have taken one
 	builds   sync.WaitGroup
 	counts   SpareStats
+}
+
+// spareIdle is how long an instance built ahead waits for a call before it
+// is closed: a plugin called once in a while keeps no memory for it.
+var spareIdle = 5 * time.Second
+
+// spareList is the Runtime's plugins that hold an instance built ahead,
+// for a call that needs their room in the memory budget (dropSpares).
+type spareList struct {
+	mu  sync.Mutex
+	set map[*spares]bool
+}
+
+func (l *spareList) add(s *spares) {
+	l.mu.Lock()
+	if l.set == nil {
+		l.set = map[*spares]bool{}
+	}
+	l.set[s] = true
+	l.mu.Unlock()
+}
+
+func (l *spareList) remove(s *spares) {
+	l.mu.Lock()
+	delete(l.set, s)
+	l.mu.Unlock()
+}
+
+// dropSpares closes every instance built ahead in the runtime that no
+// call has taken, giving their memory back to the budget. A call that
+// finds no room calls it before it waits: an instance built ahead never
+// holds room a call needs.
+func (rt *Runtime) dropSpares() {
+	rt.spareList.mu.Lock()
+	held := make([]*spares, 0, len(rt.spareList.set))
+	for s := range rt.spareList.set {
+		held = append(held, s)
+	}
+	rt.spareList.mu.Unlock()
+	for _, s := range held {
+		s.mu.Lock()
+		if s.ready != nil {
+			s.discardLocked(s.ready)
+			s.ready = nil
+		}
+		s.mu.Unlock()
+		rt.spareList.remove(s)
+	}
 }
 
 // SpareStats counts a plugin's instances built ahead of calls.
 type SpareStats struct {
 	// Taken counts calls that ran in an instance built ahead; Built the
 	// instances built ahead; Discarded those closed unused (the plugin
-	// closed); Skipped the builds not started for want of room in the
-	// memory budget.
+	// closed, the instance waited spareIdle, or a call needed its room in
+	// the memory budget); Skipped the builds not started for want of room
+	// in the memory budget.
 	Taken, Built, Discarded, Skipped int64
 }
 
@@ -120,8 +173,13 @@ func (p *Plugin) takeSpare(ctx context.Context, code *extism.CompiledPlugin, co 
 	s.ready = nil
 	if in != nil {
 		s.counts.Taken++
+		p.rt.spareList.remove(s)
 	}
-	p.prepareLocked(code)
+	// A plugin's first call builds nothing ahead: a plugin called once
+	// (a probe, a rarely used tool) would pay for two instances.
+	if s.calls++; s.calls > 1 {
+		p.prepareLocked(code)
+	}
 	return in
 }
 
@@ -164,6 +222,16 @@ func (p *Plugin) prepareLocked(code *extism.CompiledPlugin) {
 		default:
 			s.ready = in
 			s.counts.Built++
+			p.rt.spareList.add(s)
+			time.AfterFunc(spareIdle, func() {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				if s.ready == in {
+					s.discardLocked(in)
+					s.ready = nil
+					p.rt.spareList.remove(s)
+				}
+			})
 		}
 	}()
 }
@@ -186,6 +254,7 @@ func (p *Plugin) closeSpares() {
 	}
 	s.mu.Unlock()
 	s.builds.Wait()
+	p.rt.spareList.remove(s)
 }
 
 // close closes the instance and returns what its reservation has not

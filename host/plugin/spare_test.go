@@ -13,6 +13,59 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 )
 
+// A plugin called once builds nothing ahead.
+func TestSpareNotBuiltForOneCall(t *testing.T) {
+	rt := newRuntime(t, plugin.RuntimeOptions{})
+	p := loadIn(t, rt, "echo", plugin.Config{})
+	if _, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`)); cerr != nil {
+		t.Fatal(cerr)
+	}
+	if s := rt.MemoryStats(); s.Live != 0 || s.Committed != 0 || p.Spares() != (plugin.SpareStats{}) {
+		t.Errorf("after one call: %+v, %+v", s, p.Spares())
+	}
+}
+
+// An instance built ahead and not taken is closed after a few seconds:
+// a plugin called now and then holds no memory for it.
+func TestSpareClosedWhenIdle(t *testing.T) {
+	rt := newRuntime(t, plugin.RuntimeOptions{})
+	p := loadIn(t, rt, "echo", plugin.Config{})
+	for range 2 {
+		if _, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`)); cerr != nil {
+			t.Fatal(cerr)
+		}
+	}
+	waitSpares(t, p, 1)
+	for end := time.Now().Add(time.Minute); p.Spares().Discarded == 0; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("an idle instance built ahead was kept a minute: %+v", p.Spares())
+		}
+	}
+	if s := rt.MemoryStats(); s.Live != 0 || s.Committed != 0 {
+		t.Errorf("after the idle spare closed: %+v", s)
+	}
+}
+
+// A call that finds no room in the memory budget first closes the
+// instances built ahead of other calls, instead of waiting for room they
+// hold.
+func TestSpareGivesWayToACall(t *testing.T) {
+	defer plugin.SetSpareIdle(time.Hour)() // it must not just expire
+	need := loadIn(t, newRuntime(t, plugin.RuntimeOptions{NoSpareInstances: true}), "sleep", plugin.Config{}).StartBytes()
+	rt := newRuntime(t, plugin.RuntimeOptions{MemoryBudget: 2 * need})
+	a := loadIn(t, rt, "sleep", plugin.Config{Timeout: 50 * time.Millisecond})
+	for range 2 { // time out; the second builds ahead
+		a.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))
+	}
+	waitSpares(t, a, 1)
+	b := loadIn(t, rt, "sleep", plugin.Config{Name: "b", Timeout: time.Minute, Concurrency: 2})
+	stop := start(b, 2) // the first fits beside a's spare; the second needs its room
+	defer stop()
+	waitStats(t, rt, "both calls running", func(s plugin.Stats) bool {
+		return s.InFlight == 2 && s.WaitingBudget == 0 && s.MemoryInUse == 2*need && a.Spares().Discarded == 1
+	})
+}
+
 // waitSpares waits until the plugin has built want instances ahead.
 func waitSpares(t *testing.T, p *plugin.Plugin, want int64) {
 	t.Helper()
@@ -40,12 +93,13 @@ func TestSpareInstancesServeOneCallEach(t *testing.T) {
 			t.Fatalf("call %d: %s %+v (an instance served more than one call?)", i, out, cerr)
 		}
 	}
-	// The first call built its own instance; each later one took the
-	// instance built ahead (waiting for it if it was still being built).
-	if s := p.Spares(); s.Taken != calls-1 {
-		t.Errorf("%+v: want %d calls in instances built ahead", s, calls-1)
+	// The first two calls built their own instances (the second started
+	// building ahead); each later one took the instance built ahead
+	// (waiting for it if it was still being built).
+	if s := p.Spares(); s.Taken != calls-2 {
+		t.Errorf("%+v: want %d calls in instances built ahead", s, calls-2)
 	}
-	waitSpares(t, p, calls)
+	waitSpares(t, p, calls-1)
 	if s := rt.MemoryStats(); s.Live != 2 || s.Committed != p.StartBytes() {
 		t.Errorf("with one instance built ahead: %+v, want its 2 memories and %d bytes charged", s, p.StartBytes())
 	}
@@ -78,8 +132,10 @@ func TestSpareNeedsRoomForTwo(t *testing.T) {
 	}{{need * 3 / 2, false}, {2 * need, true}} {
 		rt := newRuntime(t, plugin.RuntimeOptions{MemoryBudget: c.budget})
 		p := loadIn(t, rt, "echo", plugin.Config{})
-		if _, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`)); cerr != nil {
-			t.Fatal(cerr)
+		for range 2 { // the second call builds ahead
+			if _, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`)); cerr != nil {
+				t.Fatal(cerr)
+			}
 		}
 		if c.built {
 			waitSpares(t, p, 1)
@@ -110,8 +166,10 @@ func TestSpareNotTakenByMountingCall(t *testing.T) {
 	p := loadIn(t, rt, "fsprobe", plugin.Config{Grants: []plugin.Grant{g}})
 	in, _ := json.Marshal(map[string]any{"request": map[string]any{"name": "fs",
 		"arguments": map[string]any{"ops": [][]string{{"read", filepath.Join(base, "a.txt")}}}}})
-	if _, cerr := p.Invoke(context.Background(), abi.ExportCallTool, in); cerr != nil {
-		t.Fatal(cerr) // builds the first spare
+	for range 2 { // the second call builds ahead
+		if _, cerr := p.Invoke(context.Background(), abi.ExportCallTool, in); cerr != nil {
+			t.Fatal(cerr)
+		}
 	}
 	waitSpares(t, p, 1)
 	out, cerr := p.InvokeWith(context.Background(), abi.ExportCallTool, in,
