@@ -11,17 +11,13 @@ import (
 // BenchmarkInvoke is the sandbox alone: a fresh instance, one call of the
 // minimal echo plugin, and its disposal, with no MCP layer.
 func BenchmarkInvoke(b *testing.B) {
-	for _, v := range []struct {
-		name string
-		opts plugin.RuntimeOptions
-	}{
-		{"pooled-memory", plugin.RuntimeOptions{}},
-		{"pooled-memory-no-spare", plugin.RuntimeOptions{NoSpareInstances: true}},
-		{"heap-memory", plugin.RuntimeOptions{HeapMemory: true}},
-	} {
-		b.Run(v.name, func(b *testing.B) {
-			v.opts.CacheDir = "off"
-			rt, err := plugin.NewRuntime(v.opts)
+	for _, heap := range []bool{false, true} {
+		name := "pooled-memory"
+		if heap {
+			name = "heap-memory"
+		}
+		b.Run(name, func(b *testing.B) {
+			rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off", HeapMemory: heap})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -35,8 +31,6 @@ func BenchmarkInvoke(b *testing.B) {
 					b.Fatal(cerr)
 				}
 			}
-			sp := p.Spares()
-			b.ReportMetric(float64(sp.Taken)/float64(b.N), "spare-hits/op")
 		})
 	}
 }

@@ -59,15 +59,6 @@ func (rt *Runtime) checkBudget(p *Plugin) error {
 // callCtx the call's (with the time limit).
 func (p *Plugin) reserve(ctx, callCtx context.Context) (*memalloc.Reservation, *Error) {
 	need := p.startBytes()
-	if p.rt.budget > 0 && need <= p.rt.budget {
-		// Instances built ahead give their room up before a call waits.
-		now, cancel := context.WithCancel(context.Background())
-		cancel()
-		if res, err := p.rt.mem.Reserve(now, need); err == nil {
-			return res, nil
-		}
-		p.rt.dropSpares()
-	}
 	res, err := p.rt.mem.Reserve(callCtx, need)
 	switch {
 	case err == nil:

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/experimental"
 )
 
 // MaxInput is the largest input a call accepts: what fits in the Extism
@@ -114,19 +114,13 @@ func (p *Plugin) invoke(ctx context.Context, code *extism.CompiledPlugin, export
 		defer func() { <-sem.ch }()
 	}
 
-	in := p.takeSpare(callCtx, code, co)
-	var res *memalloc.Reservation
-	if in != nil {
-		res = in.res
-	} else {
-		var rerr *Error
-		if res, rerr = p.reserve(ctx, callCtx); rerr != nil {
-			return nil, rerr
-		}
+	res, rerr := p.reserve(ctx, callCtx)
+	if rerr != nil {
+		return nil, rerr
 	}
 	defer res.Release()
 
-	out, o = p.run(callCtx, code, export, input, res, in, co)
+	out, o = p.run(callCtx, code, export, input, res, co)
 	o.cancelled = errors.Is(ctx.Err(), context.Canceled)
 	if e := classify(o); e != nil {
 		return nil, e
@@ -150,7 +144,7 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 	}
 	defer res.Release()
 	p.listerMu.RLock()
-	out, o := p.run(callCtx, p.lister, export, input, res, nil, CallOptions{})
+	out, o := p.run(callCtx, p.lister, export, input, res, CallOptions{})
 	p.listerMu.RUnlock()
 	rc := o.rc
 	o.rc = 0 // a version probe returns its answer as the code
@@ -164,7 +158,7 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 		}
 		retryCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
 		defer cancel()
-		out, o = p.run(retryCtx, code, export, input, res, nil, CallOptions{})
+		out, o = p.run(retryCtx, code, export, input, res, CallOptions{})
 		rc, o.rc = o.rc, 0
 		e = classify(o)
 	}
@@ -174,11 +168,15 @@ func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]b
 	return out, rc, nil
 }
 
-// run calls export in one instance and discards it: in, if built ahead
-// (spare.go), else one built now with its memories drawn from res.
-func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export string, input []byte, res *memalloc.Reservation, in *instance, co CallOptions) (out []byte, o outcome) {
+// run instantiates, calls and discards one instance, its memories drawn
+// from res.
+func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export string, input []byte, res *memalloc.Reservation, co CallOptions) (out []byte, o outcome) {
 	o.timeoutMs = p.Limit(co).Milliseconds()
 	o.memLimit = p.cfg.MemoryLimit
+	stdout := &capWriter{max: guestOutputCap}
+	stderr := &capWriter{max: guestOutputCap}
+	mem := &memWatch{inner: res, limit: p.cfg.MemoryLimit}
+	exit := &exitWatch{}
 	st := &callState{cb: co.Callbacks, inputLen: uint64(len(input))}
 
 	defer func() {
@@ -188,21 +186,15 @@ func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export st
 			p.rt.logger.ErrorContext(ctx, "host panic during call: a bug in mcpwasm or its libraries", "plugin", p.cfg.Name,
 				"export", export, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 		}
+		o.stderr = stderr.String()
+		o.memAtMax = mem.hitLimit() || st.growFailed.Load()
+		o.memPeak = mem.peakBytes()
 		if st.cpu != nil {
 			o.cpu = st.cpu.Used()
 		}
 		o.ctxErr = ctx.Err()
-		if in == nil {
-			return
-		}
-		o.stderr = in.stderr.String()
-		o.memAtMax = in.mem.hitLimit() || st.growFailed.Load()
-		o.memPeak = in.mem.peakBytes()
-		p.logGuestOutput(ctx, co.Callbacks, export, in.stdout, in.stderr)
+		p.logGuestOutput(ctx, co.Callbacks, export, stdout, stderr)
 	}()
-	if in != nil {
-		defer in.inst.Close(context.Background())
-	}
 
 	// The guest computes only while it holds a CPU slot (see cpusched).
 	turn, err := p.rt.cpu.Acquire(ctx, p.cfg.Name)
@@ -215,32 +207,31 @@ func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export st
 	st.net = p.newNetCall()
 	ctx = withCallState(ctx, st)
 
-	if in == nil {
-		var fsc wazero.FSConfig
-		if len(co.Mounts) > 0 {
-			var closer io.Closer
-			fsc, closer, err = mountFS(co.Mounts, p.cfg.Grants, p.fsRefusals(ctx))
-			if err != nil {
-				o.err, o.rc = hostFailure{fmt.Errorf("mounting the granted folders: %w", err)}, 1
-				return nil, o
-			}
-			defer closer.Close() // after the instance closes (defers run last-in, first-out)
-		}
-		if in, err = p.newInstance(ctx, code, res, fsc); err != nil {
-			o.err, o.rc = err, 1
+	mc := p.moduleConfig(ctx, stdout, stderr)
+	if len(co.Mounts) > 0 {
+		fsc, closer, err := mountFS(co.Mounts, p.cfg.Grants, p.fsRefusals(ctx))
+		if err != nil {
+			o.err, o.rc = hostFailure{fmt.Errorf("mounting the granted folders: %w", err)}, 1
 			return nil, o
 		}
-		defer in.inst.Close(context.Background())
+		defer closer.Close() // after the instance closes (defers run last-in, first-out)
+		mc = mc.WithFSConfig(fsc)
 	}
-	in.call.ctx = ctx
-	inst := in.inst
+	ictx := experimental.WithMemoryAllocator(ctx, mem)
+	ictx = experimental.WithCloseNotifier(ictx, exit)
+	inst, err := code.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: mc})
+	if err != nil {
+		o.err, o.rc = fmt.Errorf("instantiate: %w", err), 1
+		return nil, o
+	}
+	defer inst.Close(context.Background())
 	inst.SetLogger(func(level extism.LogLevel, msg string) {
 		p.rt.logger.DebugContext(ctx, "guest log", "plugin", p.cfg.Name, "level", level.String(), "msg", truncate(msg, 2000))
 	})
-	in.exit.arm(true)
+	exit.arm(true)
 	o.rc, out, o.err = inst.CallWithContext(ctx, export, input)
-	in.exit.arm(false)
-	o.exited, o.exitCode = in.exit.result()
+	exit.arm(false)
+	o.exited, o.exitCode = exit.result()
 	if o.err != nil && !o.exited && ctx.Err() == nil {
 		// Extism drops the guest's error_set message when the call traps;
 		// the kernel still has it. It is how AssemblyScript aborts and
@@ -253,13 +244,12 @@ func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export st
 // moduleConfig is the guest's view of the world for one call: real clocks,
 // OS randomness, sleeps that end with the call, captured output, no
 // environment, no arguments and no filesystem.
-func (p *Plugin) moduleConfig(call *callRef, stdout, stderr *capWriter) wazero.ModuleConfig {
+func (p *Plugin) moduleConfig(ctx context.Context, stdout, stderr *capWriter) wazero.ModuleConfig {
 	return wazero.NewModuleConfig().
 		WithSysWalltime().
 		WithSysNanotime().
 		WithRandSource(rand.Reader).
 		WithNanosleep(func(ns int64) {
-			ctx := call.ctx
 			defer blocking(ctx)()
 			sleepCtx(ctx, ns)
 		}).

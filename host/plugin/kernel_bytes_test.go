@@ -19,7 +19,7 @@ func TestKernelBytesInGo(t *testing.T) {
 		defer plugin.SetKernelInGo(inGo)()
 		p := loadIn(t, newRuntime(t, plugin.RuntimeOptions{}), "kernel_u8", plugin.Config{})
 		var first []byte
-		for i := range 3 { // the first call builds its instance, the others take one built ahead
+		for i := range 3 { // each call in a fresh instance, the same answer
 			out, cerr := p.Invoke(context.Background(), abi.ExportCallTool, input)
 			if cerr != nil {
 				t.Fatalf("inGo=%v: %+v", inGo, cerr)

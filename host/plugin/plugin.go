@@ -110,8 +110,7 @@ type Plugin struct {
 	digest    string // hex SHA256 of the file's bytes (see SHA256)
 	prepKey   string // load cache keys (loadcache.go)
 	declKey   string
-	code             // the compiled code and the declarations (code.go)
-	spare     spares // the instance built ahead of the next call (spare.go)
+	code      // the compiled code and the declarations (code.go)
 	// Module is what preflight found in the binary.
 	Module *wasmbin.Module
 	// ABIVersion is the version the plugin declared, or 1.
@@ -344,7 +343,6 @@ func (p *Plugin) Close(ctx context.Context) error {
 	}
 	defer p.roots.Close()
 	defer p.net.Close()
-	p.closeSpares()
 	return p.closeCode(ctx)
 }
 

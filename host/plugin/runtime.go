@@ -51,9 +51,6 @@ type RuntimeOptions struct {
 	// MaxCalls bounds the guest calls running at once across all plugins
 	// (each holds at least the kernel's 1 MiB). Default 256.
 	MaxCalls int
-	// NoSpareInstances builds each call's instance when the call starts,
-	// never ahead of it (spare.go); for comparison.
-	NoSpareInstances bool
 	// CPUSlots bounds the guests computing at once (the others wait, and a
 	// guest waiting on a host call does not count). Default: GOMAXPROCS-1,
 	// at least 1, so the protocol keeps a core.
@@ -75,8 +72,6 @@ type Runtime struct {
 	slots     chan struct{} // process-wide call slots
 	cpu       *cpusched.Scheduler
 	calls     callCounts // for Stats
-	noSpares  bool       // RuntimeOptions.NoSpareInstances
-	spareList spareList  // the plugins holding an instance built ahead (spare.go)
 }
 
 // DefaultCacheDir is where compiled plugins are cached: the user cache
@@ -103,7 +98,7 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 		opts.CPUSlots = max(1, runtime.GOMAXPROCS(0)-1)
 	}
 	rt := &Runtime{logger: opts.Logger, slots: make(chan struct{}, opts.MaxCalls), budget: opts.MemoryBudget,
-		cpu: cpusched.New(cpusched.Options{Slots: opts.CPUSlots}), noSpares: opts.NoSpareInstances}
+		cpu: cpusched.New(cpusched.Options{Slots: opts.CPUSlots})}
 	rt.mem = memalloc.New(memalloc.Options{Budget: opts.MemoryBudget, MaxPooled: 2 * opts.MaxCalls, Heap: opts.HeapMemory})
 	if rt.logger == nil {
 		rt.logger = slog.New(slog.DiscardHandler)

@@ -43,8 +43,7 @@ func start(p *plugin.Plugin, n int) (cancel func()) {
 }
 
 // Stats counts calls in flight, the memory they hold, and a call waiting
-// for its plugin's only slot; all fall back to zero when the calls end (only
-// one call reached its instance, so none was built ahead).
+// for its plugin's only slot; all fall back to zero when the calls end.
 func TestStatsSlotWaitAndMemory(t *testing.T) {
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
 	if err != nil {
@@ -65,10 +64,9 @@ func TestStatsSlotWaitAndMemory(t *testing.T) {
 	})
 }
 
-// With a budget that holds one instance, a second call waits for room
-// (and no instance is built ahead: there is no room for two).
+// With a budget that holds one instance, a second call waits for room.
 func TestStatsBudgetWait(t *testing.T) {
-	probe, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off", NoSpareInstances: true})
+	probe, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
 	if err != nil {
 		t.Fatal(err)
 	}

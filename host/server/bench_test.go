@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -65,35 +64,30 @@ func BenchmarkToolsCallNative(b *testing.B) {
 // Wasm echo at most 1.5× the native one in process). Interleaving keeps the
 // ratio honest on a machine whose load changes during the run.
 func BenchmarkToolsCallRatio(b *testing.B) {
-	for _, v := range []struct {
-		name string
-		ro   plugin.RuntimeOptions
-	}{{"", plugin.RuntimeOptions{}}, {"no-spare/", plugin.RuntimeOptions{NoSpareInstances: true}}} {
-		srv, _ := newServerWith(b, false, server.Options{Name: "test"}, v.ro, loadSpec{name: "echo"})
-		srv.AddNativeEcho()
-		for _, era := range []string{"2025-11-25", "2026-07-28"} {
-			b.Run(v.name+era, func(b *testing.B) {
-				cs := connectVersion(b, srv, nil, era)
-				ctx := context.Background()
-				call := func(name string) time.Duration {
-					start := time.Now()
-					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: benchArgs})
-					if err != nil || res.IsError {
-						b.Fatalf("%s: %v %v", name, err, res)
-					}
-					return time.Since(start)
+	srv, _ := newServer(b, false, loadSpec{name: "echo"})
+	srv.AddNativeEcho()
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		b.Run(era, func(b *testing.B) {
+			cs := connectVersion(b, srv, nil, era)
+			ctx := context.Background()
+			call := func(name string) time.Duration {
+				start := time.Now()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: benchArgs})
+				if err != nil || res.IsError {
+					b.Fatalf("%s: %v %v", name, err, res)
 				}
-				var wasm, native []time.Duration
-				for b.Loop() {
-					wasm = append(wasm, call("echo"))
-					native = append(native, call(server.NativeEchoTool))
-				}
-				w, n := median(wasm), median(native)
-				b.ReportMetric(float64(w.Microseconds()), "wasm-µs")
-				b.ReportMetric(float64(n.Microseconds()), "native-µs")
-				b.ReportMetric(float64(w)/float64(n), "wasm/native")
-			})
-		}
+				return time.Since(start)
+			}
+			var wasm, native []time.Duration
+			for b.Loop() {
+				wasm = append(wasm, call("echo"))
+				native = append(native, call(server.NativeEchoTool))
+			}
+			w, n := median(wasm), median(native)
+			b.ReportMetric(float64(w.Microseconds()), "wasm-µs")
+			b.ReportMetric(float64(n.Microseconds()), "native-µs")
+			b.ReportMetric(float64(w)/float64(n), "wasm/native")
+		})
 	}
 }
 
