@@ -15,4 +15,3 @@ func SetKernelInGo(on bool) (restore func()) {
 	kernelInGo = on
 	return func() { kernelInGo = old }
 }
-
