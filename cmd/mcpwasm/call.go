@@ -6,67 +6,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/config"
-	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/lifecycle"
 	"github.com/mcpwasm/mcpwasm/host/registry"
-	"github.com/mcpwasm/mcpwasm/host/source"
 )
-
-func newRuntime(lf *limitFlags, logger *slog.Logger) (*plugin.Runtime, error) {
-	budget, err := lf.memoryBudget()
-	if err != nil {
-		return nil, err
-	}
-	return plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: lf.cacheDir, Logger: logger, MemoryBudget: budget})
-}
-
-// loadOne loads a single plugin file (or oci:// or https:// source, got by
-// f) with its tools unprefixed.
-func loadOne(ctx context.Context, path string, lf *limitFlags, logger *slog.Logger, f *fetcher) (*plugin.Runtime, *registry.Registry, *plugin.Plugin, error) {
-	base, err := lf.defaults(&config.Config{})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if base.Grants, err = rootGrants(lf.roots); err != nil {
-		return nil, nil, nil, err
-	}
-	for _, d := range lf.rwRoots {
-		gr, err := plugin.OpenGrant(d, false)
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--rw-root %s: %w", d, err)
-		}
-		base.Grants = addGrant(base.Grants, gr)
-	}
-	var data []byte
-	if source.IsRemote(path) {
-		data, err = f.wasm(path, nil)
-	} else {
-		data, err = os.ReadFile(path)
-	}
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	base.Name, base.Source, base.Wasm = nameFromFile(path), path, data
-	rt, err := newRuntime(lf, logger)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	p, err := rt.Load(ctx, base)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	reg := registry.New()
-	if _, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: true}); err != nil {
-		p.Close(ctx)
-		return nil, nil, nil, err
-	}
-	return rt, reg, p, nil
-}
 
 func cmdCall(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("call", flag.ContinueOnError)
@@ -116,15 +64,16 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx := context.Background()
 	logger := newLogger(stderr, *logLevel)
-	fetch := newFetcher(ctx, rf, &config.Config{}, logger)
-	fetch.dryRun = true
-	rt, reg, _, err := loadOne(ctx, pos[0], &lf, logger, fetch)
+	fetch := lifecycle.NewFetcher(ctx, rf.options(), &config.Config{}, logger)
+	fetch.DryRun = true
+	limits := lf.limits()
+	cat, _, err := lifecycle.LoadOne(ctx, pos[0], &limits, logger, fetch)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpwasm call:", err)
 		return 2
 	}
-	defer rt.Close(ctx)
-	defer reg.Close(ctx)
+	defer cat.Close(time.Minute)
+	reg := cat.Registry()
 	tool, ok := reg.Lookup(pos[1])
 	if !ok {
 		var names []string
@@ -165,18 +114,19 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	ctx := context.Background()
-	fetch, err := inspectFetcher(ctx, rf, *cfgPath, newLogger(stderr, "warn"))
+	fetch, err := inspectFetcher(ctx, rf.options(), *cfgPath, newLogger(stderr, "warn"))
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpwasm inspect:", err)
 		return 2
 	}
-	rt, reg, p, err := loadOne(ctx, pos[0], &lf, newLogger(stderr, "warn"), fetch)
+	limits := lf.limits()
+	cat, p, err := lifecycle.LoadOne(ctx, pos[0], &limits, newLogger(stderr, "warn"), fetch)
 	if err != nil {
 		fmt.Fprintln(stderr, "mcpwasm inspect:", err)
 		return 2
 	}
-	defer rt.Close(ctx)
-	defer reg.Close(ctx)
+	defer cat.Close(time.Minute)
+	reg := cat.Registry()
 	type imp struct{ Module, Name, Kind string }
 	report := struct {
 		Plugin     string      `json:"plugin"`
@@ -201,7 +151,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	for _, t := range reg.Tools() {
 		report.Tools = append(report.Tools, t.Def)
 	}
-	report.Source = remoteInfoOf(fetch.result(pos[0]))
+	report.Source = remoteInfoOf(fetch.Result(pos[0]))
 	if *asJSON {
 		out, _ := json.MarshalIndent(report, "", "  ")
 		fmt.Fprintln(stdout, string(out))

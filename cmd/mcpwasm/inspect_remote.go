@@ -7,6 +7,7 @@ import (
 	"log/slog"
 
 	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/lifecycle"
 	"github.com/mcpwasm/mcpwasm/host/source"
 )
 
@@ -14,7 +15,7 @@ import (
 // keys and policy of the config (if any), writing no pin. A source that
 // a [[plugin]] table names gets that table's verify, keys and sha256, as
 // serve would.
-func inspectFetcher(ctx context.Context, rf remoteFlags, cfgPath string, logger *slog.Logger) (*fetcher, error) {
+func inspectFetcher(ctx context.Context, rf lifecycle.RemoteOptions, cfgPath string, logger *slog.Logger) (*lifecycle.Fetcher, error) {
 	cfg := &config.Config{}
 	if cfgPath != "" {
 		c, err := config.Load(cfgPath)
@@ -23,9 +24,9 @@ func inspectFetcher(ctx context.Context, rf remoteFlags, cfgPath string, logger 
 		}
 		cfg = c
 	}
-	f := newFetcher(ctx, rf, cfg, logger)
-	f.dryRun = true
-	f.tables = cfg.Plugins // the plugin's own verify, keys and sha256 hold here too
+	f := lifecycle.NewFetcher(ctx, rf, cfg, logger)
+	f.DryRun = true
+	f.Tables = cfg.Plugins // the plugin's own verify, keys and sha256 hold here too
 	return f, nil
 }
 

@@ -8,7 +8,8 @@
 //	mcpwasm pull    [--config FILE] [--update] [SOURCE]...  fetch oci:// and https:// plugins into the store
 //	mcpwasm new     rust|go|tinygo|as DIR            write a plugin folder to start from
 //
-// This package holds flags and wiring only; the work is in host/.
+// This package holds the flags and one call per command into
+// host/lifecycle, which wires the runtime; the work is in host/.
 package main
 
 import (

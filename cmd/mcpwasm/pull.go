@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/lifecycle"
 	"github.com/mcpwasm/mcpwasm/host/source"
 )
 
@@ -34,7 +35,7 @@ func cmdPull(args []string, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	if rf.offline {
+	if rf.o.Offline {
 		fmt.Fprintln(stderr, "mcpwasm pull: --offline: pull is what fetches; serve takes --offline")
 		return 2
 	}
@@ -67,12 +68,12 @@ func cmdPull(args []string, stderr io.Writer) int {
 		return 2
 	}
 	pr := newPullProgress(stderr, isTerminal(stderr))
-	f := newFetcher(context.Background(), rf, cfg, newLogger(stderr, "warn"))
-	f.update, f.progress = *update, pr.update
+	f := lifecycle.NewFetcher(context.Background(), rf.options(), cfg, newLogger(stderr, "warn"))
+	f.Update, f.Progress = *update, pr.update
 	failed := 0
 	for _, it := range items {
 		start := time.Now()
-		res, err := f.get(it.src, it.p)
+		res, err := f.Get(it.src, it.p)
 		pr.done()
 		if err != nil {
 			fmt.Fprintf(stderr, "failed  %v\n", err)

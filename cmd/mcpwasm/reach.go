@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/lifecycle"
 )
 
 // reach is what a plugin may reach under a config: its network and
@@ -40,7 +41,7 @@ func reachOf(cfgPath, name, path string) (*reach, error) {
 			pp = filepath.Join(filepath.Dir(cfgPath), pp)
 		}
 		pp, _ = filepath.Abs(pp)
-		if p.Name != name && pp != abs && !(p.Name == "" && nameFromFile(pp) == name) {
+		if p.Name != name && pp != abs && !(p.Name == "" && lifecycle.NameFromFile(pp) == name) {
 			continue
 		}
 		r.Network, r.Files = append(r.Network, p.Net...), append(r.Files, p.FS...)

@@ -37,10 +37,7 @@ func readPrompts(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Pro
 			return nil, fmt.Errorf("list_prompts: prompt #%d: %v", i, err)
 		}
 		declared := def.Name
-		exposed := declared
-		if !opts.Unprefixed {
-			exposed = p.Name() + "_" + declared
-		}
+		exposed := Exposed(p.Name(), declared, opts)
 		if declared == "" || !ValidName(exposed) {
 			return nil, fmt.Errorf("list_prompts: prompt %q: exposed name %q must be 1-64 characters of A-Z a-z 0-9 _ -", declared, exposed)
 		}

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -19,6 +20,21 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// Exposed is the name clients see for a tool or prompt a plugin declares:
+// "<plugin>_<declared>", or the declared name when unprefixed.
+func Exposed(plugin, declared string, opts AddOptions) string {
+	if opts.Unprefixed {
+		return declared
+	}
+	return plugin + "_" + declared
+}
+
+// MayExpose reports whether a plugin named plugin, exposed per opts, could
+// expose a tool or prompt under name (whatever it declares).
+func MayExpose(plugin string, opts AddOptions, name string) bool {
+	return opts.Unprefixed || strings.HasPrefix(name, plugin+"_")
+}
 
 // validName is what MCP clients accept for a tool name.
 var validName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -45,14 +61,19 @@ type Tool struct {
 // Registry maps exposed names and URIs to what serves them. It is safe for
 // concurrent use.
 //
-// Plugins load concurrently and finish in any order, yet which plugin wins
-// a name or URI two of them declare must not depend on that order. Every
-// plugin therefore has a rank (its place in the configuration, then in the
-// file order) and the served surface is always the one a load in rank order
-// would give: each plugin in rank order is served unless it collides with
+// The collision rule lives here, and only here. Plugins load concurrently
+// and finish in any order, yet which plugin wins a name or URI two of them
+// declare must not depend on that order. Every plugin therefore has a rank
+// (its place in the configuration, then in the file order) and the served
+// surface is always the one a load in rank order would give (recompute):
+// each plugin in rank order is served unless it collides (collisions) with
 // one served before it. A plugin that arrives late with a better rank takes
 // its names back; the one it displaces is withdrawn (and served again
-// should the collision go away).
+// should the collision go away). A plugin added while serving (Append)
+// ranks after every other, so it never takes a name from one that serves;
+// a replacement (Replace) takes its predecessor's rank; a plugin's own
+// refreshed lists (Refresh) never displace another plugin. Which names a
+// plugin still loading could take is MayExpose.
 type Registry struct {
 	mu        sync.RWMutex
 	tools     map[string]*Tool
@@ -112,14 +133,9 @@ func (r *Registry) Add(ctx context.Context, p *plugin.Plugin, opts AddOptions) (
 	if err != nil {
 		return nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.collisions(e); err != nil {
-		return nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
+	if _, err := r.Append(e, opts); err != nil {
+		return nil, err
 	}
-	r.insert(e)
-	r.cands = append(r.cands, &candidate{rank: r.nextRank, e: e, opts: opts, served: true})
-	r.nextRank++
 	return e, nil
 }
 
@@ -431,10 +447,7 @@ func checkTool(p *plugin.Plugin, raw json.RawMessage, opts AddOptions) (*Tool, e
 	if declared == "" {
 		return nil, fmt.Errorf("has no name")
 	}
-	exposed := declared
-	if !opts.Unprefixed {
-		exposed = p.Name() + "_" + declared
-	}
+	exposed := Exposed(p.Name(), declared, opts)
 	if !ValidName(exposed) {
 		return nil, fmt.Errorf("tool %q: exposed name %q must be 1-64 characters of A-Z a-z 0-9 _ -", declared, exposed)
 	}

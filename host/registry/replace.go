@@ -29,13 +29,16 @@ func Read(ctx context.Context, p *plugin.Plugin, opts AddOptions) (*Entry, error
 func (r *Registry) Append(e *Entry, opts AddOptions) (*Changes, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if err := r.collisions(e); err != nil {
-		return nil, fmt.Errorf("plugin %q: %w", e.Plugin.Name(), err)
+	c := &candidate{rank: r.nextRank, e: e, opts: opts}
+	r.cands = append(r.cands, c)
+	ch := r.recompute() // the worst rank: it changes no other plugin
+	if !c.served {
+		r.cands = r.cands[:len(r.cands)-1]
+		r.recompute()
+		return nil, fmt.Errorf("plugin %q: %w", e.Plugin.Name(), c.err)
 	}
-	r.insert(e)
-	r.cands = append(r.cands, &candidate{rank: r.nextRank, e: e, opts: opts, served: true})
 	r.nextRank++
-	return &Changes{Added: []*Entry{e}}, nil
+	return ch, nil
 }
 
 // Replace puts e's plugin in old's place: the same rank, so it wins and

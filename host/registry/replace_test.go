@@ -62,3 +62,29 @@ func TestReplaceAppend(t *testing.T) {
 		t.Fatalf("Append of a plugin that collides with nothing: %+v, %v", ch, err)
 	}
 }
+
+// TestMayExpose: the prefix rule the server's wait for a contested name
+// uses is the one names are exposed by: a prefixed plugin can only take
+// names under its prefix, an unprefixed one any name.
+func TestMayExpose(t *testing.T) {
+	pre, un := AddOptions{}, AddOptions{Unprefixed: true}
+	for _, c := range []struct {
+		plugin string
+		opts   AddOptions
+		name   string
+		want   bool
+	}{
+		{"text", pre, Exposed("text", "count", pre), true},
+		{"text", pre, "other_count", false},
+		{"text", pre, "textcount", false},
+		{"text", un, Exposed("text", "count", un), true},
+		{"text", un, "other_count", true},
+	} {
+		if got := MayExpose(c.plugin, c.opts, c.name); got != c.want {
+			t.Errorf("MayExpose(%q, unprefixed=%v, %q) = %v, want %v", c.plugin, c.opts.Unprefixed, c.name, got, c.want)
+		}
+	}
+	if Exposed("text", "count", pre) != "text_count" || Exposed("text", "count", un) != "count" {
+		t.Errorf("Exposed: %q, %q", Exposed("text", "count", pre), Exposed("text", "count", un))
+	}
+}

@@ -196,15 +196,19 @@ func (s *Server) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) err
 	return nil
 }
 
-// refresher re-reads a plugin's lists after it says they changed. Requests
-// coalesce: one refresh runs per plugin at a time, after a short delay, and
-// outside the guest call that asked for it (which holds a concurrency slot).
+// refresher has a plugin's lists re-read after it says they changed
+// (Options.ListsChanged). Requests coalesce: one refresh runs per plugin at
+// a time, after a short delay, and outside the guest call that asked for it
+// (which holds a concurrency slot).
 type refresher struct {
 	mu      sync.Mutex
 	pending map[*plugin.Plugin]bool
 }
 
 func (s *Server) requestRefresh(p *plugin.Plugin) {
+	if s.opts.ListsChanged == nil {
+		return
+	}
 	s.refresh.mu.Lock()
 	defer s.refresh.mu.Unlock()
 	if s.refresh.pending == nil {
@@ -220,23 +224,6 @@ func (s *Server) requestRefresh(p *plugin.Plugin) {
 		s.refresh.mu.Unlock()
 		ep := s.epochs.begin() // p is not closed under the refresh (reload.go)
 		defer s.epochs.end(ep)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*p.Config().Timeout)
-		defer cancel()
-		old, cur, err := s.reg.Refresh(ctx, p)
-		if err != nil {
-			s.logger.Error("plugin lists not refreshed; keeping the old ones", "err", err)
-			return
-		}
-		s.removeEntry(old)
-		if err := s.AddEntry(cur); err != nil {
-			s.logger.Error("plugin lists not refreshed; keeping the old ones", "err", err)
-			s.reg.Restore(p, old)
-			if err := s.AddEntry(old); err != nil {
-				s.logger.Error("plugin withdrawn", "plugin", p.Name(), "err", err)
-			}
-			return
-		}
-		s.logger.Info("plugin lists refreshed", "plugin", p.Name(), "tools", len(cur.Tools),
-			"resources", len(cur.Resources), "prompts", len(cur.Prompts))
+		s.opts.ListsChanged(p)
 	})
 }

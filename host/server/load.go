@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"strings"
 	"sync"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
@@ -82,13 +81,14 @@ func (l *loadState) contested(owner int, k listKind, name string) bool {
 		if rank >= owner {
 			continue
 		}
+		may := registry.MayExpose(p.Name, registry.AddOptions{Unprefixed: p.Unprefixed}, name)
 		switch k {
 		case toolList:
-			if p.Tools && (p.Unprefixed || strings.HasPrefix(name, p.Name+"_")) {
+			if p.Tools && may {
 				return true
 			}
 		case promptList:
-			if p.Prompts && (p.Unprefixed || strings.HasPrefix(name, p.Name+"_")) {
+			if p.Prompts && may {
 				return true
 			}
 		case resourceList:
@@ -128,37 +128,6 @@ func (l *loadState) isLive(p *plugin.Plugin) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.live[p]
-}
-
-// Publish applies what the registry changed: it withdraws the entries no
-// longer served and publishes the new ones. An entry go-sdk refuses is
-// removed from the registry and returned, for the caller to report and
-// close; what its removal changes is applied too.
-func (s *Server) Publish(ch *registry.Changes) []registry.Refusal {
-	var refused []registry.Refusal
-	for ch != nil && len(ch.Added)+len(ch.Removed) > 0 {
-		for _, e := range ch.Removed {
-			s.load.set(e.Plugin, false)
-			s.removeEntry(e)
-		}
-		var next *registry.Changes
-		for i, e := range ch.Added {
-			if err := s.AddEntry(e); err != nil {
-				refused = append(refused, registry.Refusal{Plugin: e.Plugin, Err: err})
-				next = s.reg.Remove(e.Plugin)
-				// What is left of this batch and still served goes with
-				// the changes the removal made.
-				for _, rest := range ch.Added[i+1:] {
-					if s.reg.Served(rest.Plugin) {
-						next.Added = append(next.Added, rest)
-					}
-				}
-				break
-			}
-		}
-		ch = next
-	}
-	return refused
 }
 
 // published reports whether the target of a request that names one is

@@ -142,7 +142,7 @@ func TestListOrderDeterministic(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if refused := srv0.Swap(ch); len(refused) > 0 {
+	if refused := srv0.Publish(ch); len(refused) > 0 {
 		t.Fatal(refused[0].Err)
 	}
 	<-srv0.Retire(old.Plugin)

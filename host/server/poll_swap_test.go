@@ -82,7 +82,7 @@ func TestListChangedWhilePolling(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if refused := srv.Swap(ch); len(refused) > 0 {
+		if refused := srv.Publish(ch); len(refused) > 0 {
 			t.Fatal(refused[0].Err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 // Hot reload swaps plugins while clients use them. Two things make it
 // invisible to a client, beyond the list_changed notifications:
 //
-//   - Swap publishes before it withdraws. go-sdk's AddTool (AddPrompt,
+//   - Publish publishes before it withdraws. go-sdk's AddTool (AddPrompt,
 //     AddResource...) replaces a feature of the same name in place, so a
 //     tool that both versions declare is never missing from tools/list:
 //     a list sees the old definition or the new one. Only names the new
@@ -95,26 +95,33 @@ func (e *epochs) advance() <-chan struct{} {
 	return w.done
 }
 
-// Swap applies registry changes made while serving (registry Append,
-// Replace, Remove): it publishes every added entry, then withdraws what
-// the removed entries declared that no added entry declares again, so a
-// name served before and after is never missing in between. Clients that
-// initialized get one notifications/…/list_changed per kind changed (go-sdk
-// sends one per kind for changes less than 10 ms apart).
+// Publish applies what the registry changed (its AddRanked, Append,
+// Replace, Remove and Refresh results): it publishes every added entry,
+// then withdraws what the removed entries declared that no added entry
+// declares again, so a name served before and after is never missing in
+// between. It does not touch the registry: the caller (the catalog of
+// package lifecycle) decides what changes. Clients that initialized get
+// one notifications/…/list_changed per kind changed (go-sdk sends one per
+// kind for changes less than 10 ms apart).
 //
 // An entry go-sdk refuses is not published (the registry checked it by
 // go-sdk's rules first, so this should not happen) and is returned; the
 // caller withdraws it from the registry (putting the previous version back,
-// for a replacement) and swaps again.
-func (s *Server) Swap(ch *registry.Changes) []registry.Refusal {
+// for a replacement) and publishes what that changed.
+func (s *Server) Publish(ch *registry.Changes) []registry.Refusal {
+	if ch == nil {
+		return nil
+	}
 	var refused []registry.Refusal
 	kept := map[listKind]map[string]bool{toolList: {}, promptList: {}, resourceList: {}}
 	templates := map[string]bool{}
+	published := map[*plugin.Plugin]bool{}
 	for _, e := range ch.Added {
 		if err := s.AddEntry(e); err != nil {
 			refused = append(refused, registry.Refusal{Plugin: e.Plugin, Err: err})
 			continue
 		}
+		published[e.Plugin] = true
 		for _, t := range e.Tools {
 			kept[toolList][t.Def.Name] = true
 		}
@@ -129,7 +136,9 @@ func (s *Server) Swap(ch *registry.Changes) []registry.Refusal {
 		}
 	}
 	for _, e := range ch.Removed {
-		s.load.set(e.Plugin, false)
+		if !published[e.Plugin] { // a refresh removes and adds the same plugin
+			s.load.set(e.Plugin, false)
+		}
 		var tools, prompts, uris, tmpls []string
 		for _, t := range e.Tools {
 			if !kept[toolList][t.Def.Name] {

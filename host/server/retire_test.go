@@ -67,7 +67,7 @@ func TestRetireClosesReplaced(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if refused := srv.Swap(ch); len(refused) > 0 {
+		if refused := srv.Publish(ch); len(refused) > 0 {
 			t.Fatalf("swap refused: %v", refused[0].Err)
 		}
 		select {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,6 +54,11 @@ type Options struct {
 	Features Features
 	// Tasks configures the io.modelcontextprotocol/tasks extension (tasks.go).
 	Tasks TaskOptions
+	// ListsChanged, if set, re-reads and publishes a plugin's lists after
+	// the plugin said they changed (a notify_*_list_changed host call);
+	// the server calls it outside the guest call, coalesced, and keeps
+	// the plugin open meanwhile. Package lifecycle's catalog sets it.
+	ListsChanged func(p *plugin.Plugin)
 }
 
 // Features says which MCP features the server advertises.

@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -14,6 +16,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/lifecycle"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
@@ -33,7 +36,7 @@ func newServer(t testing.TB, prefixed bool, specs ...loadSpec) (*server.Server, 
 
 // newServerWith is newServer with server and runtime options (the cache
 // folder is the tests' own).
-func newServerWith(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOptions, specs ...loadSpec) (*server.Server, *registry.Registry) {
+func newServerWith(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOptions, specs0 ...loadSpec) (*server.Server, *registry.Registry) {
 	t.Helper()
 	ctx := context.Background()
 	ro.CacheDir = filepath.Join(os.TempDir(), "mcpwasm-test-cache")
@@ -41,39 +44,48 @@ func newServerWith(t testing.TB, prefixed bool, opts server.Options, ro plugin.R
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := registry.New()
-	var entries []*registry.Entry
-	var features server.Features
-	for _, s := range specs {
+	var specs []lifecycle.Spec
+	for _, s := range specs0 {
 		data, err := os.ReadFile(fixture.Path(t, s.name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg := s.cfg
 		cfg.Name, cfg.Source, cfg.Wasm = s.name, s.name+".wasm", data
-		p, err := rt.Load(ctx, cfg)
-		if err != nil {
-			t.Fatalf("load %s: %v", s.name, err)
-		}
-		e, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: !prefixed})
-		if err != nil {
-			t.Fatalf("add %s: %v", s.name, err)
-		}
-		entries = append(entries, e)
-		features.Tools = features.Tools || len(e.Tools) > 0
-		features.Resources = features.Resources || len(e.Resources)+len(e.Templates) > 0
-		features.Prompts = features.Prompts || len(e.Prompts) > 0
-		features.Completions = features.Completions || p.Exports("complete")
+		specs = append(specs, lifecycle.Spec{Config: cfg, Unprefixed: !prefixed})
 	}
-	opts.Features = features
-	srv := server.New(reg, opts)
-	for _, e := range entries {
-		srv.AddEntry(e)
+	// The catalog wires the server as serve does: it loads, ranks and
+	// publishes, and re-reads a plugin's lists when the plugin says they
+	// changed.
+	opts.Features = lifecycle.Features(specs)
+	logs := &strings.Builder{}
+	var mu sync.Mutex
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, logs}, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
+	cat := lifecycle.NewCatalog(rt, lifecycle.CatalogOptions{Server: opts})
+	cat.Load(ctx, specs)
+	if got := len(cat.Registry().Plugins()); got != len(specs) {
+		mu.Lock()
+		t.Fatalf("%d of %d plugins loaded:\n%s", got, len(specs), logs)
+	}
+	srv := cat.Server()
 	srv.Ready()
 	runtimes.Store(srv, rt)
-	t.Cleanup(func() { runtimes.Delete(srv); reg.Close(ctx); rt.Close(ctx) })
-	return srv, reg
+	t.Cleanup(func() { runtimes.Delete(srv); cat.Close(time.Minute) })
+	return srv, cat.Registry()
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 // runtimes maps each server newServerWith made to its plugin runtime, for

@@ -1,4 +1,4 @@
-package main
+package lifecycle
 
 import (
 	"context"
@@ -28,10 +28,10 @@ import (
 // version by version (the module's sha256 and the effective settings):
 //
 //   - a plugin no longer wanted is withdrawn, then closed once the calls
-//     that reached it have finished (server.Retire);
+//     that reached it have finished (Catalog.remove);
 //   - a new or changed one is loaded in the background — compiled, probed
 //     and its lists read, the same path as at start — and swapped in only
-//     once all of that succeeded (registry.Replace, server.Swap). A failure
+//     once all of that succeeded (Catalog.swapIn). A failure
 //     is logged, naming the file, and the previous version keeps serving.
 //     A version that failed is tried again when its file changes again or
 //     on SIGHUP, not on every unrelated event.
@@ -42,15 +42,15 @@ import (
 // (at the next start, the usual order decides). A replaced plugin keeps its
 // rank.
 type reloader struct {
-	ld       *loader
+	c        *Catalog
 	args     []string // serve's positional arguments: files and folders
 	cfgPath  string   // --config, or ""
-	lf       *limitFlags
+	lf       *Limits
 	roots    []string // --root
 	noPrefix bool
 	features server.Features // what the server advertised at start
 	grants   *grantCache
-	fetch    *fetcher       // oci:// and https:// plugins
+	fetch    *Fetcher       // oci:// and https:// plugins
 	hup      chan os.Signal // SIGHUP, once listen was called
 	walls    *confineInputs // what the confinement in force derives from; nil when off
 
@@ -64,22 +64,22 @@ type reloader struct {
 
 // servedVersion is one loaded plugin and what it was loaded from.
 type servedVersion struct {
-	spec spec
+	spec Spec
 	id   string
 	p    *plugin.Plugin
 }
 
 // keys names each spec by its source; a source listed twice (in the config
 // and in a folder argument) is told apart by its occurrence.
-func keys(specs []spec) []string {
+func keys(specs []Spec) []string {
 	seen := map[string]int{}
 	out := make([]string, len(specs))
 	for i, s := range specs {
-		k := s.cfg.Source
+		k := s.Config.Source
 		if n := seen[k]; n > 0 {
 			k = fmt.Sprintf("%s#%d", k, n)
 		}
-		seen[s.cfg.Source]++
+		seen[s.Config.Source]++
 		out[i] = k
 	}
 	return out
@@ -88,10 +88,10 @@ func keys(specs []spec) []string {
 // identity sums everything that makes a spec load differently: the bytes,
 // the name, the pin, the limits, the guest config, the grants and the
 // prefixing. Two specs with the same identity serve the same.
-func identity(s spec) string {
+func identity(s Spec) string {
 	h := sha256.New()
-	h.Write(s.cfg.Wasm)
-	c := s.cfg
+	h.Write(s.Config.Wasm)
+	c := s.Config
 	c.Wasm = nil
 	grants := make([]string, len(c.Grants))
 	for i, g := range c.Grants {
@@ -99,23 +99,23 @@ func identity(s spec) string {
 	}
 	sort.Strings(grants)
 	c.Grants = nil
-	fmt.Fprintf(h, "\x00%#v\x00%q\x00%v", c, grants, s.unprefixed) // fmt prints maps sorted
+	fmt.Fprintf(h, "\x00%#v\x00%q\x00%v", c, grants, s.Unprefixed) // fmt prints maps sorted
 	return hex.EncodeToString(h.Sum(nil))
 }
 
 // adopt records what the initial load served, so the first reload only
 // touches what changed. A spec that failed to load is marked failed: it is
 // tried again when its file changes, or on SIGHUP.
-func (r *reloader) adopt(specs []spec) {
+func (r *reloader) adopt(specs []Spec) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.current, r.failed, r.problems = map[string]*servedVersion{}, map[string]string{}, map[string]bool{}
-	loaded := r.ld.reg.Plugins()
+	loaded := r.c.reg.Plugins()
 	for i, k := range keys(specs) {
 		s := specs[i]
 		id := identity(s)
 		at := slices.IndexFunc(loaded, func(p *plugin.Plugin) bool {
-			return p.Config().Source == s.cfg.Source && p.Name() == s.cfg.Name
+			return p.Config().Source == s.Config.Source && p.Name() == s.Config.Name
 		})
 		if at < 0 {
 			r.failed[k] = id
@@ -138,7 +138,7 @@ func (r *reloader) reloadConfig(ctx context.Context, why string) {
 	if r.cfgPath != "" {
 		c, err := config.Load(r.cfgPath)
 		if err != nil {
-			r.ld.logger.Error("config not reloaded; the previous one stays in force", "trigger", why, "err", err)
+			r.c.logger.Error("config not reloaded; the previous one stays in force", "trigger", why, "err", err)
 			return
 		}
 		cfg = c
@@ -148,14 +148,14 @@ func (r *reloader) reloadConfig(ctx context.Context, why string) {
 	err := r.reconcile(ctx, cfg, all)
 	span.End(err)
 	if err != nil {
-		r.ld.logger.Error("config not reloaded; the previous one stays in force", "trigger", why, "err", err)
+		r.c.logger.Error("config not reloaded; the previous one stays in force", "trigger", why, "err", err)
 		return
 	}
 	for _, k := range restartOnly(r.cfg, cfg) {
-		r.ld.logger.Warn("config setting changed: it takes effect at the next start, not on reload", "setting", k)
+		r.c.logger.Warn("config setting changed: it takes effect at the next start, not on reload", "setting", k)
 	}
 	r.cfg = cfg
-	r.ld.logger.Info("config reloaded", "trigger", why, "file", r.cfgPath, "plugins", len(r.current))
+	r.c.logger.Info("config reloaded", "trigger", why, "file", r.cfgPath, "plugins", len(r.current))
 }
 
 // rescan applies the changes of the files touched (absolute paths) under
@@ -167,7 +167,7 @@ func (r *reloader) rescan(ctx context.Context, touched map[string]bool) {
 	err := r.reconcile(ctx, r.cfg, func(src string) bool { return touched[absPath(src)] })
 	span.End(err)
 	if err != nil {
-		r.ld.logger.Error("plugins not reloaded", "err", err)
+		r.c.logger.Error("plugins not reloaded", "err", err)
 	}
 }
 
@@ -176,9 +176,9 @@ func (r *reloader) rescan(ctx context.Context, touched map[string]bool) {
 // before. An error (a root folder that cannot be opened) changes nothing.
 // r.mu must be held.
 func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched func(source string) bool) error {
-	r.ld.srv.Reloading(true) // /readyz: "reloading"
-	defer r.ld.srv.Reloading(false)
-	base, err := r.lf.defaults(cfg)
+	r.c.srv.Reloading(true) // /readyz: "reloading"
+	defer r.c.srv.Reloading(false)
+	base, err := r.lf.Defaults(cfg)
 	if err != nil {
 		return err
 	}
@@ -212,7 +212,7 @@ func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched fu
 			delete(r.failed, k) // the file went back to the version that serves
 			continue
 		}
-		if r.failed[k] == id && !touched(s.cfg.Source) {
+		if r.failed[k] == id && !touched(s.Config.Source) {
 			continue
 		}
 		r.apply(ctx, k, s, id)
@@ -228,7 +228,7 @@ func (r *reloader) report(problems []error) {
 		msg := p.Error()
 		now[msg] = true
 		if !r.problems[msg] {
-			r.ld.logger.Error("plugin not loaded", "err", msg)
+			r.c.logger.Error("plugin not loaded", "err", msg)
 		}
 	}
 	r.problems = now
@@ -236,135 +236,64 @@ func (r *reloader) report(problems []error) {
 
 // remove withdraws a plugin whose file or [[plugin]] table is gone.
 func (r *reloader) remove(k string, v *servedVersion) {
-	r.swap(r.ld.reg.Remove(v.p), nil, nil)
-	r.retire(v.p)
+	r.withdrawn(r.c.remove(v.p))
 	delete(r.current, k)
 	delete(r.failed, k)
-	r.ld.logger.Info("plugin removed", "plugin", v.p.Name(), "source", v.spec.cfg.Source)
+	r.c.logger.Info("plugin removed", "plugin", v.p.Name(), "source", v.spec.Config.Source)
 }
 
 // apply loads a new version of the plugin under key k and swaps it in, or
 // logs why not and leaves the previous version serving.
-func (r *reloader) apply(ctx context.Context, k string, s spec, id string) {
+func (r *reloader) apply(ctx context.Context, k string, s Spec, id string) {
 	cur := r.current[k]
-	opts := registry.AddOptions{Unprefixed: s.unprefixed}
-	var prev *registry.Entry // to put back should go-sdk refuse the new version
-	var prevOpts registry.AddOptions
+	var curPlugin *plugin.Plugin
 	if cur != nil {
-		prev, prevOpts, _ = r.ld.reg.Entry(cur.p)
+		curPlugin = cur.p
 	}
-	lctx, cancel := context.WithTimeout(ctx, r.ld.deadline)
-	defer cancel()
-	lctx, span := tracing.Start(lctx, "plugin.load "+s.cfg.Name, tracing.KeyPlugin, s.cfg.Name)
-	var err error
-	defer func() { span.End(err) }()
-	p, err := r.ld.rt.Load(lctx, s.cfg)
-	var ch *registry.Changes
+	p, e, err := r.c.loadVersion(ctx, s)
 	if err == nil {
-		var e *registry.Entry
-		if e, err = registry.Read(lctx, p, opts); err == nil {
-			// The previous version serves until the new one can run.
-			err = p.Compile(lctx)
-		}
-		if err == nil {
-			if cur != nil {
-				ch, err = r.ld.reg.Replace(cur.p, e, opts)
-			} else {
-				ch, err = r.ld.reg.Append(e, opts)
-			}
-		}
-		if err != nil {
-			p.Close(context.Background())
-		}
+		var refused []registry.Refusal
+		refused, err = r.c.swapIn(curPlugin, e, registry.AddOptions{Unprefixed: s.Unprefixed})
+		r.withdrawn(refused)
 	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return // shutting down
 		}
 		r.failed[k] = id
-		if lctx.Err() != nil {
-			err = fmt.Errorf("not ready within the load deadline (%s, --load-timeout): %w", r.ld.deadline, err)
-		}
 		if cur != nil {
-			r.ld.logger.Error("plugin not reloaded: the previous version keeps serving", "plugin", s.cfg.Name,
-				"source", s.cfg.Source, "err", err)
+			r.c.logger.Error("plugin not reloaded: the previous version keeps serving", "plugin", s.Config.Name,
+				"source", s.Config.Source, "err", err)
 		} else {
-			r.ld.logger.Error("plugin not loaded", "plugin", s.cfg.Name, "source", s.cfg.Source, "err", err)
+			r.c.logger.Error("plugin not loaded", "plugin", s.Config.Name, "source", s.Config.Source, "err", err)
 		}
-		return
-	}
-	undo := func() *registry.Changes {
-		if prev != nil {
-			if back, err := r.ld.reg.Replace(p, prev, prevOpts); err == nil {
-				return back
-			}
-		}
-		return r.ld.reg.Remove(p)
-	}
-	if !r.swap(ch, p, undo) {
-		r.failed[k] = id
 		return
 	}
 	delete(r.failed, k)
 	r.current[k] = &servedVersion{spec: s, id: id, p: p}
-	r.warnFeatures(p, s.cfg.Source)
+	r.warnFeatures(p, s.Config.Source)
 	if cur != nil {
-		r.retire(cur.p)
-		r.ld.logger.Info("plugin reloaded", "plugin", p.Name(), "source", s.cfg.Source, "sha256", id[:12])
+		r.c.retire(cur.p)
+		r.c.logger.Info("plugin reloaded", "plugin", p.Name(), "source", s.Config.Source, "sha256", id[:12])
 		return
 	}
-	r.ld.logger.Info("plugin added", "plugin", p.Name(), "source", s.cfg.Source)
+	r.c.logger.Info("plugin added", "plugin", p.Name(), "source", s.Config.Source)
 }
 
-// swap publishes registry changes and logs what they did to other plugins
-// (withdrawn by a collision with a new name, or served again). Should
-// go-sdk refuse an entry (the registry checks go-sdk's rules first, so
-// this is a safety net), the plugin is withdrawn and closed: fresh, the
-// version being swapped in, through undo (which puts its previous version
-// back); any other through the registry. It returns false if fresh was
-// refused.
-func (r *reloader) swap(ch *registry.Changes, fresh *plugin.Plugin, undo func() *registry.Changes) bool {
-	ok := true
-	for _, rf := range r.ld.srv.Swap(ch) {
-		if rf.Plugin == fresh {
-			ok = false
-			r.ld.logger.Error("plugin not reloaded: the previous version keeps serving", "plugin", rf.Plugin.Name(),
-				"source", rf.Plugin.Config().Source, "err", rf.Err)
-			r.ld.srv.Swap(undo())
-		} else {
-			r.ld.logger.Error("plugin withdrawn", "plugin", rf.Plugin.Name(), "source", rf.Plugin.Config().Source, "err", rf.Err)
-			r.ld.srv.Swap(r.ld.reg.Remove(rf.Plugin))
-			for k, v := range r.current {
-				if v.p == rf.Plugin {
-					delete(r.current, k)
-					r.failed[k] = v.id
-				}
+// withdrawn records the plugins go-sdk refused while a change was
+// published (the registry checks go-sdk's rules first, so this is a safety
+// net): the catalog withdrew and retired them; they are tried again when
+// their file changes, or on SIGHUP.
+func (r *reloader) withdrawn(refused []registry.Refusal) {
+	for _, rf := range refused {
+		r.c.logger.Error("plugin withdrawn", "plugin", rf.Plugin.Name(), "source", rf.Plugin.Config().Source, "err", rf.Err)
+		for k, v := range r.current {
+			if v.p == rf.Plugin {
+				delete(r.current, k)
+				r.failed[k] = v.id
 			}
 		}
-		r.retire(rf.Plugin)
 	}
-	for _, e := range ch.Removed {
-		if err := r.ld.reg.Why(e.Plugin); err != nil {
-			r.ld.logger.Warn("plugin withdrawn", "plugin", e.Plugin.Name(), "source", e.Plugin.Config().Source, "err", err)
-		}
-	}
-	for _, e := range ch.Added {
-		if e.Plugin != fresh && ok {
-			r.ld.logger.Info("plugin served again", "plugin", e.Plugin.Name(), "source", e.Plugin.Config().Source)
-		}
-	}
-	return ok
-}
-
-// retire closes a plugin that left, once the calls that reached it end.
-// The loader waits for it at shutdown, before the runtime closes.
-func (r *reloader) retire(p *plugin.Plugin) {
-	done := r.ld.srv.Retire(p)
-	r.ld.running.Add(1) // the reloader's own count keeps this above zero
-	go func() {
-		defer r.ld.running.Done()
-		<-done
-	}()
 }
 
 // warnFeatures says when a plugin added while serving brings a kind of
@@ -383,11 +312,11 @@ func (r *reloader) warnFeatures(p *plugin.Plugin, source string) {
 		missing = append(missing, "tools")
 	}
 	if len(missing) > 0 {
-		r.ld.logger.Warn("plugin brings features no plugin had at start: sessions opened before were not told of them",
+		r.c.logger.Warn("plugin brings features no plugin had at start: sessions opened before were not told of them",
 			"plugin", p.Name(), "source", source, "features", strings.Join(missing, ","))
 	}
 	if !r.features.Completions && p.Exports(abi.ExportComplete) {
-		r.ld.logger.Warn("plugin completes arguments, but no plugin did at start: completion/complete is served after a restart",
+		r.c.logger.Warn("plugin completes arguments, but no plugin did at start: completion/complete is served after a restart",
 			"plugin", p.Name(), "source", source)
 	}
 }

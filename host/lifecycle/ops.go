@@ -1,8 +1,7 @@
-package main
+package lifecycle
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,15 +18,12 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/tracing"
 )
 
-// opsFlags are serve's operator flags.
-type opsFlags struct {
-	admin    string
-	auditLog string
-}
-
-func (o *opsFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&o.admin, "admin", "", "serve /healthz, /readyz and /metrics on ADDR (host defaults to 127.0.0.1), without authentication; works in stdio mode too")
-	fs.StringVar(&o.auditLog, "audit-log", "", "append the audit log (one JSON line per call and per denial) to FILE; - for stderr")
+// OpsOptions are serve's operator flags.
+type OpsOptions struct {
+	// Admin is the address of the operator endpoints (--admin), or "".
+	Admin string
+	// AuditLog is the audit log file (--audit-log), "-" for stderr, or "".
+	AuditLog string
 }
 
 // ops is what serve runs for its operator: the audit log, the metrics and
@@ -44,12 +40,12 @@ type ops struct {
 // newOps opens the audit log named by --audit-log or [server.audit] file
 // (relative to the config file's folder). The Log exists even without a
 // file: the metrics count denials through it.
-func newOps(f opsFlags, cfg *config.Config, stderr io.Writer) (*ops, error) {
-	o := &ops{admin: f.admin}
+func newOps(f OpsOptions, cfg *config.Config, stderr io.Writer) (*ops, error) {
+	o := &ops{admin: f.Admin}
 	if o.admin == "" {
 		o.admin = cfg.Server.Admin
 	}
-	path, flagged := f.auditLog, f.auditLog != ""
+	path, flagged := f.AuditLog, f.AuditLog != ""
 	if !flagged {
 		path = cfg.Server.Audit.File
 		if path != "" && path != "-" && !filepath.IsAbs(path) && cfg.File != "" {
@@ -117,7 +113,7 @@ func (o *ops) serveAdmin(ctx context.Context, srv *server.Server, logger *slog.L
 
 // startTracing starts exporting traces if [server.tracing] or the OTEL_*
 // variables say so.
-func (o *ops) startTracing(cfg *config.Config, logger *slog.Logger) error {
+func (o *ops) startTracing(cfg *config.Config, version string, logger *slog.Logger) error {
 	t := cfg.Server.Tracing
 	var err error
 	o.traces, err = tracing.Setup(tracing.Config{Enabled: t.Enabled, Endpoint: t.Endpoint, Protocol: t.Protocol,
@@ -141,10 +137,9 @@ func (o *ops) close() {
 	}
 }
 
-// lost reports a plugin that did not load: to /readyz and to the metrics.
-func (l *loader) lost(name string) {
-	l.srv.LoadFailed(name)
-	if l.ops != nil && l.ops.metrics != nil {
-		l.ops.metrics.LoadFailed(name)
+// lost counts a plugin that did not load in the metrics.
+func (o *ops) lost(name string) {
+	if o.metrics != nil {
+		o.metrics.LoadFailed(name)
 	}
 }

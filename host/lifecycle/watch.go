@@ -1,4 +1,4 @@
-package main
+package lifecycle
 
 import (
 	"context"
@@ -96,7 +96,7 @@ type watcher struct {
 func (r *reloader) startWatch() *watcher {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
-		r.ld.logger.Warn("not watching plugin files: reload with SIGHUP", "err", err)
+		r.c.logger.Warn("not watching plugin files: reload with SIGHUP", "err", err)
 		return nil
 	}
 	w := &watcher{fs: fw, watched: map[string]bool{}}
@@ -118,11 +118,11 @@ func (r *reloader) follow(w *watcher, in interests) {
 			continue
 		}
 		if err := w.fs.Add(d); err != nil {
-			r.ld.logger.Warn("not watching a folder: changes in it need SIGHUP", "folder", d, "err", err)
+			r.c.logger.Warn("not watching a folder: changes in it need SIGHUP", "folder", d, "err", err)
 			continue
 		}
 		w.watched[d] = true
-		r.ld.logger.Debug("watching for plugin changes", "folder", d)
+		r.c.logger.Debug("watching for plugin changes", "folder", d)
 	}
 	for d := range w.watched {
 		if !want[d] {
@@ -143,7 +143,7 @@ func (r *reloader) listen() {
 
 // run adopts what the initial load served, then reloads on file events
 // and SIGHUP until ctx ends.
-func (r *reloader) run(ctx context.Context, specs []spec, w *watcher) {
+func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 	r.adopt(specs)
 	r.listen()
 	var events <-chan fsnotify.Event
@@ -169,7 +169,7 @@ func (r *reloader) run(ctx context.Context, specs []spec, w *watcher) {
 		case <-ctx.Done():
 			return
 		case <-r.hup:
-			r.ld.logger.Info("SIGHUP: reloading the config and plugins")
+			r.c.logger.Info("SIGHUP: reloading the config and plugins")
 			r.reloadConfig(ctx, "SIGHUP")
 			in = r.refollow(w)
 			continue
@@ -188,7 +188,7 @@ func (r *reloader) run(ctx context.Context, specs []spec, w *watcher) {
 				errs = nil
 				continue
 			}
-			r.ld.logger.Warn("file watch error: some changes may need SIGHUP", "err", err)
+			r.c.logger.Warn("file watch error: some changes may need SIGHUP", "err", err)
 			continue
 		case <-timer.C:
 		}

@@ -1,7 +1,6 @@
-package main
+package lifecycle
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -16,62 +15,50 @@ import (
 	"github.com/mcpwasm/mcpwasm/plugins/builtin"
 )
 
-// limitFlags are the per-plugin defaults every command accepts.
-type limitFlags struct {
-	timeout     time.Duration
-	memory      string
-	maxOutput   string
-	concurrency int
-	cacheDir    string
-	budget      string
-	roots       stringList // call: --root
-	rwRoots     stringList // call: --rw-root
-	fs          *flag.FlagSet
+// Limits are the per-plugin defaults and runtime settings a command's
+// flags give; they override the config file's [defaults].
+type Limits struct {
+	// Timeout, Memory, MaxOutput and Concurrency are the flags' values;
+	// each applies only when Given names it.
+	Timeout     time.Duration
+	Memory      string
+	MaxOutput   string
+	Concurrency int
+	// Budget is --memory-budget, the growth of all guest memories
+	// together ("0": unbounded).
+	Budget string
+	// CacheDir is the compiled-code cache folder ("" default, "off").
+	CacheDir string
+	// Roots and RWRoots are folders granted read-only and read-write to
+	// the one plugin call and inspect load.
+	Roots, RWRoots []string
+	// Given names the flags set on the command line ("timeout",
+	// "memory", "max-output", "concurrency").
+	Given map[string]bool
 }
 
-func (l *limitFlags) register(fs *flag.FlagSet) {
-	l.fs = fs
-	fs.DurationVar(&l.timeout, "timeout", 0, "per-call time limit (default 5s, or [defaults] timeout)")
-	fs.StringVar(&l.memory, "memory", "", "per-plugin memory limit, e.g. 64MiB (default 64MiB)")
-	fs.StringVar(&l.maxOutput, "max-output", "", "largest tool output accepted, e.g. 4MiB (default 4MiB)")
-	fs.IntVar(&l.concurrency, "concurrency", 0, "calls of one plugin running at once (default 8)")
-	fs.StringVar(&l.budget, "memory-budget", "4GiB", "growth of all guest memories together, across plugins and calls (0: unbounded)")
-	def := plugin.DefaultCacheDir()
-	if def == "" {
-		def = "none: no user cache folder"
-	}
-	fs.StringVar(&l.cacheDir, "cache-dir", "", `compiled-code cache folder, private to this user ("off" to disable; default `+def+`)`)
+// Spec is one plugin to load and how to expose it.
+type Spec struct {
+	// Config is the plugin's configuration, its module bytes included.
+	Config plugin.Config
+	// Unprefixed exposes the plugin's names as declared.
+	Unprefixed bool
 }
 
-// spec is one plugin to load and how to expose it.
-type spec struct {
-	cfg        plugin.Config
-	unprefixed bool
-}
-
-// given reports whether the flag was set on the command line.
-func (l *limitFlags) given(name string) bool {
-	found := false
-	if l.fs != nil {
-		l.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
-	}
-	return found
-}
-
-// defaults merges flags over the config file's [defaults]; flags win. Every
+// Defaults merges the flags over the config file's [defaults]; flags win. Every
 // flag given is checked against the ranges in host/config: out of range is
 // an error, never a silent change.
-func (l *limitFlags) defaults(c *config.Config) (plugin.Config, error) {
+func (l *Limits) Defaults(c *config.Config) (plugin.Config, error) {
 	d := plugin.Config{Timeout: c.Defaults.Timeout.Duration, MemoryLimit: c.Defaults.Memory.Bytes,
 		MaxOutput: int(c.Defaults.MaxOutput.Bytes), Concurrency: c.Defaults.Concurrency}
-	if l.given("timeout") {
-		if err := config.CheckTimeout(l.timeout); err != nil {
+	if l.Given["timeout"] {
+		if err := config.CheckTimeout(l.Timeout); err != nil {
 			return d, fmt.Errorf("--timeout: %w", err)
 		}
-		d.Timeout = l.timeout
+		d.Timeout = l.Timeout
 	}
-	if l.given("memory") {
-		n, err := config.ParseSize(l.memory)
+	if l.Given["memory"] {
+		n, err := config.ParseSize(l.Memory)
 		if err == nil {
 			err = config.CheckMemory(n)
 		}
@@ -80,8 +67,8 @@ func (l *limitFlags) defaults(c *config.Config) (plugin.Config, error) {
 		}
 		d.MemoryLimit = n
 	}
-	if l.given("max-output") {
-		n, err := config.ParseSize(l.maxOutput)
+	if l.Given["max-output"] {
+		n, err := config.ParseSize(l.MaxOutput)
 		if err == nil {
 			err = config.CheckMaxOutput(n)
 		}
@@ -90,21 +77,21 @@ func (l *limitFlags) defaults(c *config.Config) (plugin.Config, error) {
 		}
 		d.MaxOutput = int(n)
 	}
-	if l.given("concurrency") {
-		if err := config.CheckConcurrency(l.concurrency); err != nil {
+	if l.Given["concurrency"] {
+		if err := config.CheckConcurrency(l.Concurrency); err != nil {
 			return d, fmt.Errorf("--concurrency: %w", err)
 		}
-		d.Concurrency = l.concurrency
+		d.Concurrency = l.Concurrency
 	}
-	if _, err := l.memoryBudget(); err != nil {
+	if _, err := l.MemoryBudget(); err != nil {
 		return d, err
 	}
 	return d, nil
 }
 
-// memoryBudget parses and checks --memory-budget.
-func (l *limitFlags) memoryBudget() (uint64, error) {
-	n, err := config.ParseSize(l.budget)
+// MemoryBudget parses and checks --memory-budget.
+func (l *Limits) MemoryBudget() (uint64, error) {
+	n, err := config.ParseSize(l.Budget)
 	if err == nil {
 		err = config.CheckBudget(n)
 	}
@@ -116,9 +103,9 @@ func (l *limitFlags) memoryBudget() (uint64, error) {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
 
-// nameFromFile derives a plugin name from its file name: "text-kit.wasm" →
+// NameFromFile derives a plugin name from its file name: "text-kit.wasm" →
 // "text-kit"; characters clients reject become "_".
-func nameFromFile(path string) string {
+func NameFromFile(path string) string {
 	if source.IsRemote(path) {
 		if r, err := source.Parse(path); err == nil {
 			return r.Name() // "oci://ghcr.io/acme/textkit:1.0" → "textkit"
@@ -128,7 +115,7 @@ func nameFromFile(path string) string {
 	return unsafeName.ReplaceAllString(n, "_")
 }
 
-// collect resolves positional arguments (files or folders of .wasm files)
+// Collect resolves positional arguments (files or folders of .wasm files)
 // and the config's [[plugin]] tables into plugin specs, in that order: the
 // config's plugins in its order, then the arguments, a folder's files sorted
 // by name. This order also decides which plugin wins a name or URI that two
@@ -137,7 +124,7 @@ func nameFromFile(path string) string {
 // A source that cannot be read (a missing file or folder, a folder without
 // .wasm files, a [[plugin.fs]] folder that does not exist) is returned in
 // problems, naming it, and skipped: the others are served.
-func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool, f *fetcher) (specs []spec, problems []error) {
+func Collect(args []string, c *config.Config, base plugin.Config, noPrefix bool, f *Fetcher) (specs []Spec, problems []error) {
 	return collectWith(args, c, base, noPrefix, plugin.OpenGrant, f)
 }
 
@@ -145,9 +132,9 @@ func collect(args []string, c *config.Config, base plugin.Config, noPrefix bool,
 // cache of the folders opened so far (grantCache).
 type grantOpener func(path string, readOnly bool) (plugin.Grant, error)
 
-// collectWith is collect with the [[plugin.fs]] folders opened by open.
-// f gets the oci:// and https:// plugins (remote.go).
-func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix bool, open grantOpener, f *fetcher) (specs []spec, problems []error) {
+// collectWith is Collect with the [[plugin.fs]] folders opened by open.
+// f gets the oci:// and https:// plugins (fetch.go).
+func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix bool, open grantOpener, f *Fetcher) (specs []Spec, problems []error) {
 	for _, p := range c.Plugins {
 		s, err := configSpec(c, p, base, open, f)
 		if err != nil {
@@ -163,7 +150,7 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 				problems = append(problems, err)
 				continue
 			}
-			specs = append(specs, spec{cfg: cfg, unprefixed: noPrefix})
+			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix})
 			continue
 		}
 		files, err := wasmFiles(a)
@@ -178,22 +165,22 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 				continue
 			}
 			cfg := base
-			cfg.Name, cfg.Source, cfg.Wasm = nameFromFile(f), f, data
-			specs = append(specs, spec{cfg: cfg, unprefixed: noPrefix})
+			cfg.Name, cfg.Source, cfg.Wasm = NameFromFile(f), f, data
+			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix})
 		}
 	}
 	if len(c.Plugins) == 0 && len(args) == 0 {
 		for _, b := range builtin.Plugins() {
 			cfg := base
 			cfg.Name, cfg.Source, cfg.Wasm = b.Name, "built-in "+b.File, b.Wasm
-			specs = append(specs, spec{cfg: cfg})
+			specs = append(specs, Spec{Config: cfg})
 		}
 	}
 	return specs, problems
 }
 
 // configSpec turns one [[plugin]] table into a spec.
-func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open grantOpener, f *fetcher) (spec, error) {
+func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open grantOpener, f *Fetcher) (Spec, error) {
 	grants := base.Grants
 	for _, g := range p.FS {
 		path := g.Path
@@ -202,36 +189,36 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 		}
 		gr, err := open(path, g.Mode != "rw")
 		if err != nil {
-			return spec{}, fmt.Errorf("%s: [[plugin]] %q: [[plugin.fs]] %q: %w", c.File, p.Path, g.Path, err)
+			return Spec{}, fmt.Errorf("%s: [[plugin]] %q: [[plugin.fs]] %q: %w", c.File, p.Path, g.Path, err)
 		}
-		grants = addGrant(grants, gr)
+		grants = AddGrant(grants, gr)
 	}
 	path := p.Path
 	var data []byte
 	var err error
 	if source.IsRemote(path) {
-		if data, err = f.wasm(path, &p); err != nil {
-			return spec{}, fmt.Errorf("%s: [[plugin]] %w", c.File, err)
+		if data, err = f.Wasm(path, &p); err != nil {
+			return Spec{}, fmt.Errorf("%s: [[plugin]] %w", c.File, err)
 		}
 	} else {
 		if !filepath.IsAbs(path) && c.File != "" {
 			path = filepath.Join(filepath.Dir(c.File), path)
 		}
 		if data, err = os.ReadFile(path); err != nil {
-			return spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+			return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
 		}
 	}
 	guest, err := p.Resolve(c.File)
 	if err != nil {
-		return spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+		return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
 	}
 	cfg := base
 	cfg.Name, cfg.Source, cfg.Wasm, cfg.SHA256, cfg.GuestConfig = p.Name, path, data, p.SHA256, guest
 	if cfg.Network, err = netOptions(p); err != nil {
-		return spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+		return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
 	}
 	if cfg.Name == "" {
-		cfg.Name = nameFromFile(path)
+		cfg.Name = NameFromFile(path)
 	}
 	if p.Timeout.Duration > 0 {
 		cfg.Timeout = p.Timeout.Duration
@@ -247,7 +234,7 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 	}
 	cfg.Grants = grants
 	cfg.TaskModes = p.Tasks
-	return spec{cfg: cfg, unprefixed: p.Prefix != nil && !*p.Prefix}, nil
+	return Spec{Config: cfg, Unprefixed: p.Prefix != nil && !*p.Prefix}, nil
 }
 
 // wasmFiles expands a path: a file is itself, a folder is its *.wasm files.
@@ -276,8 +263,8 @@ func wasmFiles(path string) ([]string, error) {
 	return out, nil
 }
 
-// addGrant adds g to grants; a folder granted twice keeps the wider mode.
-func addGrant(grants []plugin.Grant, g plugin.Grant) []plugin.Grant {
+// AddGrant adds g to grants; a folder granted twice keeps the wider mode.
+func AddGrant(grants []plugin.Grant, g plugin.Grant) []plugin.Grant {
 	out := append([]plugin.Grant(nil), grants...)
 	for i := range out {
 		if out[i].Path == g.Path {
@@ -288,9 +275,9 @@ func addGrant(grants []plugin.Grant, g plugin.Grant) []plugin.Grant {
 	return append(out, g)
 }
 
-// rootGrants turns --root flags and [server] roots into read-only grants
+// RootGrants turns --root flags and [server] roots into read-only grants
 // for every plugin. Each folder is opened here, once (see plugin.OpenGrant).
-func rootGrants(dirs []string) ([]plugin.Grant, error) {
+func RootGrants(dirs []string) ([]plugin.Grant, error) {
 	return rootGrantsWith(dirs, plugin.OpenGrant)
 }
 
@@ -302,7 +289,7 @@ func rootGrantsWith(dirs []string, open grantOpener) ([]plugin.Grant, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--root %s: %w", d, err)
 		}
-		grants = addGrant(grants, gr)
+		grants = AddGrant(grants, gr)
 	}
 	return grants, nil
 }

@@ -1,8 +1,7 @@
-package main
+package lifecycle
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -21,17 +20,12 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/source/store"
 )
 
-// confineFlag registers --confine on fs.
-func confineFlag(fs *flag.FlagSet) *string {
-	return fs.String("confine", "auto", "after loading, confine this process with no_new_privs, Landlock and seccomp: auto (what the kernel supports), required (refuse to start without all of it) or off")
-}
-
 // confineInputs is what serve and validate know that the confinement
 // policy derives from.
 type confineInputs struct {
 	cfg      *config.Config
 	args     []string // plugin files and folders given as arguments
-	specs    []spec
+	specs    []Spec
 	roots    []string // --root
 	cacheDir string   // --cache-dir / [server] cache_dir ("" default, "off")
 	storeDir string   // --store
@@ -89,17 +83,17 @@ func confinePolicy(in confineInputs) confine.Policy {
 		ro(rel(k))
 	}
 	for _, s := range in.specs {
-		if s.cfg.Source != "" && !source.IsRemote(s.cfg.Source) && !isBuiltin(s.cfg.Source) {
-			ro(s.cfg.Source)
+		if s.Config.Source != "" && !source.IsRemote(s.Config.Source) && !isBuiltin(s.Config.Source) {
+			ro(s.Config.Source)
 		}
-		for _, g := range s.cfg.Grants {
+		for _, g := range s.Config.Grants {
 			if g.ReadOnly {
 				ro(g.Path)
 			} else {
 				rw(g.Path)
 			}
 		}
-		for _, g := range s.cfg.Network.Grants {
+		for _, g := range s.Config.Network.Grants {
 			addGrantPorts(g.Ports, g.Schemes, connect)
 		}
 	}
@@ -263,7 +257,7 @@ func (in confineInputs) ifOn(mode confine.Mode) *confineInputs {
 // in force does not allow — a path outside its rules, a new port — and
 // the files a reload could not read because of it: confinement cannot be
 // widened, so these take effect at the next start.
-func (r *reloader) restartNeeded(cfg *config.Config, specs []spec, problems []error) {
+func (r *reloader) restartNeeded(cfg *config.Config, specs []Spec, problems []error) {
 	if r.walls == nil {
 		return
 	}
@@ -273,7 +267,7 @@ func (r *reloader) restartNeeded(cfg *config.Config, specs []spec, problems []er
 	say := func(what string) {
 		if !r.said[what] {
 			r.said[what] = true
-			r.ld.logger.Warn("restart needed: the confinement in force does not allow it", "needs", what)
+			r.c.logger.Warn("restart needed: the confinement in force does not allow it", "needs", what)
 		}
 	}
 	now := *r.walls
@@ -295,9 +289,9 @@ func (r *reloader) restartNeeded(cfg *config.Config, specs []spec, problems []er
 
 // confineForCheck prepares validate --confine's attempts and confines the
 // process as serve would with the same config and plugins.
-func confineForCheck(args []string, cfg *config.Config, specs []spec, roots []string, lf limitFlags, rf remoteFlags,
-	httpAddr string, of opsFlags, stdout, stderr io.Writer) (*confine.Check, error) {
-	audit, flagged := of.auditLog, of.auditLog != ""
+func confineForCheck(args []string, cfg *config.Config, specs []Spec, roots []string, cacheDir, storeDir string,
+	httpAddr string, of OpsOptions, stdout, stderr io.Writer) (*confine.Check, error) {
+	audit, flagged := of.AuditLog, of.AuditLog != ""
 	if !flagged {
 		audit = cfg.Server.Audit.File
 		if audit != "" && audit != "-" && !filepath.IsAbs(audit) && cfg.File != "" {
@@ -307,12 +301,12 @@ func confineForCheck(args []string, cfg *config.Config, specs []spec, roots []st
 	if httpAddr == "" {
 		httpAddr = cfg.Server.HTTP
 	}
-	admin := of.admin
+	admin := of.Admin
 	if admin == "" {
 		admin = cfg.Server.Admin
 	}
-	p := confinePolicy(confineInputs{cfg: cfg, args: args, specs: specs, roots: roots, cacheDir: lf.cacheDir, // the runtime's
-		storeDir: rf.storeDir, audit: audit, listen: []string{httpAddr, admin}})
+	p := confinePolicy(confineInputs{cfg: cfg, args: args, specs: specs, roots: roots, cacheDir: cacheDir, // the runtime's
+		storeDir: storeDir, audit: audit, listen: []string{httpAddr, admin}})
 	check, err := confine.PrepareCheck(p, pluginFolder(args, specs))
 	if err != nil {
 		return nil, fmt.Errorf("confinement check: %w", err)
@@ -332,15 +326,15 @@ func confineForCheck(args []string, cfg *config.Config, specs []spec, roots []st
 
 // pluginFolder is the folder the write attempt targets: the first folder
 // argument, else the folder of the first plugin file.
-func pluginFolder(args []string, specs []spec) string {
+func pluginFolder(args []string, specs []Spec) string {
 	for _, a := range args {
 		if st, err := os.Stat(a); err == nil && st.IsDir() {
 			return absPath(a)
 		}
 	}
 	for _, s := range specs {
-		if s.cfg.Source != "" && !source.IsRemote(s.cfg.Source) && !isBuiltin(s.cfg.Source) {
-			return filepath.Dir(absPath(s.cfg.Source))
+		if s.Config.Source != "" && !source.IsRemote(s.Config.Source) && !isBuiltin(s.Config.Source) {
+			return filepath.Dir(absPath(s.Config.Source))
 		}
 	}
 	return ""

@@ -1,4 +1,4 @@
-package main
+package lifecycle
 
 import (
 	"context"
@@ -15,26 +15,30 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/config"
 )
 
-// serveChecks are what serve refuses to start without, beyond the plugins:
+// ServeChecks are what serve refuses to start without, beyond the plugins:
 // validate runs them so that it exits 0 only when serve would start.
-type serveChecks struct {
-	httpAddr, adminAddr string
-	keyFile, auditLog   string
-	insecure            bool
+type ServeChecks struct {
+	// HTTPAddr and AdminAddr are the listen addresses (flags; "" takes
+	// [server]).
+	HTTPAddr, AdminAddr string
+	// KeyFile is --state-key-file; AuditLog is --audit-log.
+	KeyFile, AuditLog string
+	// InsecureNoAuth is --insecure-no-auth.
+	InsecureNoAuth bool
 }
 
 // run returns a problem for each check that fails and a warning for each
 // that serve would only log (an unreachable JWKS: serve starts and logs
 // errors until it can fetch the keys).
-func (c serveChecks) run(ctx context.Context, cfg *config.Config) (problems []error, warnings []string) {
+func (c ServeChecks) run(ctx context.Context, cfg *config.Config) (problems []error, warnings []string) {
 	quiet := slog.New(slog.DiscardHandler)
-	if c.httpAddr == "" {
-		c.httpAddr = cfg.Server.HTTP
+	if c.HTTPAddr == "" {
+		c.HTTPAddr = cfg.Server.HTTP
 	}
-	if c.adminAddr == "" {
-		c.adminAddr = cfg.Server.Admin
+	if c.AdminAddr == "" {
+		c.AdminAddr = cfg.Server.Admin
 	}
-	for _, a := range []struct{ flag, addr string }{{"--http / [server] http", c.httpAddr}, {"--admin / [server] admin", c.adminAddr}} {
+	for _, a := range []struct{ flag, addr string }{{"--http / [server] http", c.HTTPAddr}, {"--admin / [server] admin", c.AdminAddr}} {
 		if a.addr == "" {
 			continue
 		}
@@ -42,15 +46,15 @@ func (c serveChecks) run(ctx context.Context, cfg *config.Config) (problems []er
 			problems = append(problems, fmt.Errorf("%s %q: %v", a.flag, a.addr, err))
 		}
 	}
-	if _, err := stateKey(c.keyFile, cfg.Server.StateKeyFile, cfg.File, quiet); err != nil {
+	if _, err := stateKey(c.KeyFile, cfg.Server.StateKeyFile, cfg.File, quiet); err != nil {
 		problems = append(problems, err)
 	}
-	if err := checkAuditLog(c.auditLog, cfg); err != nil {
+	if err := checkAuditLog(c.AuditLog, cfg); err != nil {
 		problems = append(problems, err)
 	}
-	if c.httpAddr != "" {
+	if c.HTTPAddr != "" {
 		actx, cancel := context.WithCancel(ctx) // stops the JWKS refresh accessOptions starts
-		_, _, err := accessOptions(actx, c.httpAddr, cfg, c.insecure, quiet)
+		_, _, err := accessOptions(actx, c.HTTPAddr, cfg, c.InsecureNoAuth, quiet)
 		cancel()
 		if err != nil {
 			problems = append(problems, err)

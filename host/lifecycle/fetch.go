@@ -1,8 +1,7 @@
-package main
+package lifecycle
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -15,44 +14,38 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/source/store"
 )
 
-// remoteFlags are the flags of the commands that accept oci:// and
+// RemoteOptions are the flags of the commands that accept oci:// and
 // https:// plugins.
-type remoteFlags struct {
-	offline  bool
-	verify   string
-	keys     stringList
-	storeDir string
+type RemoteOptions struct {
+	// Offline takes remote plugins from the store only.
+	Offline bool
+	// Verify is the signature policy flag ("" unset).
+	Verify string
+	// Keys are trusted PEM public keys (--key).
+	Keys []string
+	// StoreDir is the plugin store (--store; "" for the default).
+	StoreDir string
 }
 
-func (rf *remoteFlags) register(fs *flag.FlagSet) {
-	fs.BoolVar(&rf.offline, "offline", false, "never touch the network: oci:// and https:// plugins come from the store (see mcpwasm pull)")
-	fs.StringVar(&rf.verify, "verify", "", `signature policy for oci:// plugins: "required", "if-signed" or "off" (default: if-signed with --key or [sources] keys, else off)`)
-	fs.Var(&rf.keys, "key", "PEM public key (cosign.pub) trusted for oci:// plugin signatures (repeatable)")
-	def := store.DefaultDir()
-	if def == "" {
-		def = "none: no user cache folder"
-	}
-	fs.StringVar(&rf.storeDir, "store", "", "plugin store for oci:// and https:// plugins, private to this user (default [sources] store, else "+def+")")
-}
-
-// fetcher gets the oci:// and https:// plugins collect meets. Its resolver
+// Fetcher gets the oci:// and https:// plugins Collect meets. Its resolver
 // is made on first use, so a run with local files only never opens the
 // store. Its [sources] settings are those at start (a reload keeps them).
-type fetcher struct {
+type Fetcher struct {
 	ctx     context.Context
-	rf      remoteFlags
+	rf      RemoteOptions
 	sources config.Sources
 	cfgFile string
 	logger  *slog.Logger
-	// dryRun records no pin (validate, inspect): the lock is read only.
-	dryRun bool
-	// update re-resolves tags and moves pins (pull --update).
-	update   bool
-	progress func(source.Progress)
-	// tables, if set, are [[plugin]] tables whose settings (verify, keys,
+	// DryRun records no pin (validate, inspect): the lock is read only.
+	DryRun bool
+	// Update re-resolves tags and moves pins (pull --update).
+	Update bool
+	// Progress, if set, is told of download progress (pull).
+	Progress func(source.Progress)
+	// Tables, if set, are [[plugin]] tables whose settings (verify, keys,
 	// sha256) apply to a source given alone that one of them names
 	// (inspect --config).
-	tables []config.Plugin
+	Tables []config.Plugin
 
 	once    sync.Once
 	res     *source.Resolver
@@ -61,15 +54,15 @@ type fetcher struct {
 	results map[string]*source.Result // by source, for pull and inspect
 }
 
-// newFetcher returns the fetcher for a command's flags and config.
-func newFetcher(ctx context.Context, rf remoteFlags, cfg *config.Config, logger *slog.Logger) *fetcher {
-	return &fetcher{ctx: ctx, rf: rf, sources: cfg.Sources, cfgFile: cfg.File, logger: logger, results: map[string]*source.Result{}}
+// NewFetcher returns the fetcher for a command's flags and config.
+func NewFetcher(ctx context.Context, rf RemoteOptions, cfg *config.Config, logger *slog.Logger) *Fetcher {
+	return &Fetcher{ctx: ctx, rf: rf, sources: cfg.Sources, cfgFile: cfg.File, logger: logger, results: map[string]*source.Result{}}
 }
 
 // resolver opens the store and the lock file once.
-func (f *fetcher) resolver() (*source.Resolver, error) {
+func (f *Fetcher) resolver() (*source.Resolver, error) {
 	f.once.Do(func() {
-		dir := f.rf.storeDir
+		dir := f.rf.StoreDir
 		if dir == "" {
 			dir = f.join(f.sources.Store)
 		}
@@ -90,17 +83,17 @@ func (f *fetcher) resolver() (*source.Resolver, error) {
 			f.err = err
 			return
 		}
-		if f.dryRun {
+		if f.DryRun {
 			lock.DryRun()
 		}
-		f.res, f.err = source.New(source.Options{Store: st, Lock: lock, Offline: f.rf.offline, Update: f.update,
-			MaxSize: int64(f.sources.MaxSize.Bytes), Timeout: f.sources.Timeout.Duration, Progress: f.progress, Logger: f.logger})
+		f.res, f.err = source.New(source.Options{Store: st, Lock: lock, Offline: f.rf.Offline, Update: f.Update,
+			MaxSize: int64(f.sources.MaxSize.Bytes), Timeout: f.sources.Timeout.Duration, Progress: f.Progress, Logger: f.logger})
 	})
 	return f.res, f.err
 }
 
 // join makes a path from [sources] relative to the config's folder.
-func (f *fetcher) join(path string) string {
+func (f *Fetcher) join(path string) string {
 	if path == "" || filepath.IsAbs(path) || f.cfgFile == "" {
 		return path
 	}
@@ -109,23 +102,23 @@ func (f *fetcher) join(path string) string {
 
 // policy is the signature policy for a plugin: its own verify and keys,
 // else the flags, else [sources].
-func (f *fetcher) policy(p *config.Plugin) (source.Policy, error) {
+func (f *Fetcher) policy(p *config.Plugin) (source.Policy, error) {
 	mode := f.sources.Verify
 	var keys []string
 	for _, k := range f.sources.Keys {
 		keys = append(keys, f.join(k))
 	}
-	if f.rf.verify != "" {
-		mode = f.rf.verify
+	if f.rf.Verify != "" {
+		mode = f.rf.Verify
 	}
-	if len(f.rf.keys) > 0 {
-		keys = f.rf.keys
+	if len(f.rf.Keys) > 0 {
+		keys = f.rf.Keys
 	}
 	if p != nil && p.Verify != "" {
 		// --verify on the command line is a floor: a config cannot lower
 		// what the operator asked for when starting the command.
-		if f.rf.verify != "" && verifyRank(p.Verify) < verifyRank(f.rf.verify) {
-			return source.Policy{}, fmt.Errorf("its verify = %q is weaker than --verify %s: refused (raise it, or drop --verify)", p.Verify, f.rf.verify)
+		if f.rf.Verify != "" && verifyRank(p.Verify) < verifyRank(f.rf.Verify) {
+			return source.Policy{}, fmt.Errorf("its verify = %q is weaker than --verify %s: refused (raise it, or drop --verify)", p.Verify, f.rf.Verify)
 		}
 		mode = p.Verify
 	}
@@ -158,9 +151,9 @@ func verifyRank(mode string) int {
 	return 0
 }
 
-// get fetches one remote plugin. p is its [[plugin]] table (nil for an
+// Get fetches one remote plugin. p is its [[plugin]] table (nil for an
 // argument).
-func (f *fetcher) get(src string, p *config.Plugin) (*source.Result, error) {
+func (f *Fetcher) Get(src string, p *config.Plugin) (*source.Result, error) {
 	if _, err := source.Parse(src); err != nil {
 		return nil, err // said without what must not be echoed (credentials)
 	}
@@ -168,9 +161,9 @@ func (f *fetcher) get(src string, p *config.Plugin) (*source.Result, error) {
 		return nil, fmt.Errorf("%s: oci:// and https:// plugins are not accepted here", src)
 	}
 	if p == nil {
-		for i := range f.tables {
-			if f.tables[i].Path == src {
-				p = &f.tables[i]
+		for i := range f.Tables {
+			if f.Tables[i].Path == src {
+				p = &f.Tables[i]
 				break
 			}
 		}
@@ -205,16 +198,16 @@ func (f *fetcher) get(src string, p *config.Plugin) (*source.Result, error) {
 	return res, nil
 }
 
-// result is what get returned for src.
-func (f *fetcher) result(src string) *source.Result {
+// Result is what Get returned for src, or nil.
+func (f *Fetcher) Result(src string) *source.Result {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.results[src]
 }
 
-// wasm fetches a [[plugin]] table's remote plugin.
-func (f *fetcher) wasm(src string, p *config.Plugin) ([]byte, error) {
-	res, err := f.get(src, p)
+// Wasm fetches a [[plugin]] table's remote plugin.
+func (f *Fetcher) Wasm(src string, p *config.Plugin) ([]byte, error) {
+	res, err := f.Get(src, p)
 	if err != nil {
 		return nil, err
 	}
@@ -222,8 +215,8 @@ func (f *fetcher) wasm(src string, p *config.Plugin) ([]byte, error) {
 }
 
 // remoteArg is the plugin an oci:// or https:// argument names.
-func remoteArg(f *fetcher, src string, base plugin.Config) (plugin.Config, error) {
-	res, err := f.get(src, nil)
+func remoteArg(f *Fetcher, src string, base plugin.Config) (plugin.Config, error) {
+	res, err := f.Get(src, nil)
 	if err != nil {
 		return base, err
 	}

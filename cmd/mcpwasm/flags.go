@@ -1,0 +1,97 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/mcpwasm/mcpwasm/host/lifecycle"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/source/store"
+	"github.com/mcpwasm/mcpwasm/host/traceparent"
+)
+
+type stringList []string
+
+func (s *stringList) String() string     { return fmt.Sprint(*s) }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// limitFlags are the per-plugin defaults every command accepts.
+type limitFlags struct {
+	l       lifecycle.Limits
+	roots   stringList // call: --root
+	rwRoots stringList // call: --rw-root
+	fs      *flag.FlagSet
+}
+
+func (l *limitFlags) register(fs *flag.FlagSet) {
+	l.fs = fs
+	fs.DurationVar(&l.l.Timeout, "timeout", 0, "per-call time limit (default 5s, or [defaults] timeout)")
+	fs.StringVar(&l.l.Memory, "memory", "", "per-plugin memory limit, e.g. 64MiB (default 64MiB)")
+	fs.StringVar(&l.l.MaxOutput, "max-output", "", "largest tool output accepted, e.g. 4MiB (default 4MiB)")
+	fs.IntVar(&l.l.Concurrency, "concurrency", 0, "calls of one plugin running at once (default 8)")
+	fs.StringVar(&l.l.Budget, "memory-budget", "4GiB", "growth of all guest memories together, across plugins and calls (0: unbounded)")
+	def := plugin.DefaultCacheDir()
+	if def == "" {
+		def = "none: no user cache folder"
+	}
+	fs.StringVar(&l.l.CacheDir, "cache-dir", "", `compiled-code cache folder, private to this user ("off" to disable; default `+def+`)`)
+}
+
+// limits are the flags' values, with the flags given on the command line.
+func (l *limitFlags) limits() lifecycle.Limits {
+	out := l.l
+	out.Roots, out.RWRoots = l.roots, l.rwRoots
+	out.Given = map[string]bool{}
+	if l.fs != nil {
+		l.fs.Visit(func(f *flag.Flag) { out.Given[f.Name] = true })
+	}
+	return out
+}
+
+// remoteFlags are the flags of the commands that accept oci:// and
+// https:// plugins.
+type remoteFlags struct {
+	o    lifecycle.RemoteOptions
+	keys stringList
+}
+
+func (rf *remoteFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&rf.o.Offline, "offline", false, "never touch the network: oci:// and https:// plugins come from the store (see mcpwasm pull)")
+	fs.StringVar(&rf.o.Verify, "verify", "", `signature policy for oci:// plugins: "required", "if-signed" or "off" (default: if-signed with --key or [sources] keys, else off)`)
+	fs.Var(&rf.keys, "key", "PEM public key (cosign.pub) trusted for oci:// plugin signatures (repeatable)")
+	def := store.DefaultDir()
+	if def == "" {
+		def = "none: no user cache folder"
+	}
+	fs.StringVar(&rf.o.StoreDir, "store", "", "plugin store for oci:// and https:// plugins, private to this user (default [sources] store, else "+def+")")
+}
+
+// options are the flags' values.
+func (rf *remoteFlags) options() lifecycle.RemoteOptions {
+	o := rf.o
+	o.Keys = rf.keys
+	return o
+}
+
+// opsFlags are serve's operator flags.
+type opsFlags struct{ o lifecycle.OpsOptions }
+
+func (o *opsFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&o.o.Admin, "admin", "", "serve /healthz, /readyz and /metrics on ADDR (host defaults to 127.0.0.1), without authentication; works in stdio mode too")
+	fs.StringVar(&o.o.AuditLog, "audit-log", "", "append the audit log (one JSON line per call and per denial) to FILE; - for stderr")
+}
+
+// confineFlag registers --confine on fs.
+func confineFlag(fs *flag.FlagSet) *string {
+	return fs.String("confine", "auto", "after loading, confine this process with no_new_privs, Landlock and seccomp: auto (what the kernel supports), required (refuse to start without all of it) or off")
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return slog.New(traceparent.LogHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})))
+}
