@@ -1,10 +1,11 @@
 #!/bin/sh
 # Assembles the ten plugins of the start-up figures (issue 25) into DIR, for
-#   go run ./cmd/mcpwasm bench --only 3 --cold-plugins DIR [--cold-baseline OLD_MCPWASM]
+#   go run ./cmd/mcpwasm-bench --only 3 --cold-plugins DIR [--cold-baseline OLD_MCPWASM]
+#   MCPWASM_COLD_PLUGINS=DIR go test -run '^$' -bench ColdLoad ./host/plugin   (CPU per cold load)
 # Four standard-Go modules of 3.3-3.6 MB (jsonfetch built with standard Go,
 # and the Go PDK, Go SDK parity and conformance fixtures), two TinyGo
 # (textkit, hashkit), two Rust (units, fs), one AssemblyScript (mdtools) and
-# the WAT echo: 62 tools. Run testdata/build.sh and scripts/build-plugins.sh
+# the WAT echo: 69 tools. Run testdata/build.sh and scripts/build-plugins.sh
 # first (the TinyGo, Rust and AssemblyScript builds).
 set -eu
 [ $# -eq 1 ] || { echo "usage: $0 DIR" >&2; exit 2; }

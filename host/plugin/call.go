@@ -132,42 +132,6 @@ func (p *Plugin) invoke(ctx context.Context, code *extism.CompiledPlugin, export
 	return out, nil
 }
 
-// invokeRC runs an export on the lister (code.go), outside the slot
-// accounting, and returns its raw return code as well, for load-time
-// probes such as mcpwasm_abi_version.
-func (p *Plugin) invokeRC(ctx context.Context, export string, input []byte) ([]byte, uint32, *Error) {
-	callCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-	defer cancel()
-	res, rerr := p.reserve(ctx, callCtx)
-	if rerr != nil {
-		return nil, 0, rerr
-	}
-	defer res.Release()
-	p.listerMu.RLock()
-	out, o := p.run(callCtx, p.lister, export, input, res, CallOptions{})
-	p.listerMu.RUnlock()
-	rc := o.rc
-	o.rc = 0 // a version probe returns its answer as the code
-	e := classify(o)
-	if e != nil && e.Category == abi.ErrTimeout {
-		// As in List: what fits in the time limit compiled must not fail
-		// for running in the interpreter.
-		code, cerr := p.machineCode(ctx)
-		if cerr != nil {
-			return nil, 0, cerr
-		}
-		retryCtx, cancel := context.WithTimeout(ctx, p.cfg.Timeout)
-		defer cancel()
-		out, o = p.run(retryCtx, code, export, input, res, CallOptions{})
-		rc, o.rc = o.rc, 0
-		e = classify(o)
-	}
-	if e != nil {
-		return nil, rc, e
-	}
-	return out, rc, nil
-}
-
 // run instantiates, calls and discards one instance, its memories drawn
 // from res.
 func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export string, input []byte, res *memalloc.Reservation, co CallOptions) (out []byte, o outcome) {

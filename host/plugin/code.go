@@ -21,7 +21,8 @@ import (
 //     entry; the first call compiles (from wazero's file cache, which holds
 //     the machine code) and waits for it.
 //   - Cold start: Load prepares the module and lists it through wazero's
-//     interpreter (the lister), which needs no machine code; once the
+//     interpreter (the lister), which needs no machine code, all reads on
+//     one instance (listing.go); once the
 //     registry has read the lists (KeepDeclarations) the lister is dropped
 //     and the compiler runs in the background, one plugin at a time. A call
 //     arriving first waits for it.
@@ -42,6 +43,10 @@ type code struct {
 	listerMu sync.RWMutex
 	lister   *extism.CompiledPlugin // the interpreter's, from a cold load until KeepDeclarations
 
+	listInstMu   sync.Mutex
+	listInst     *listInstance // the lister's instance all load-time reads share (listing.go)
+	listInstLive atomic.Bool   // listInst is set
+
 	decl      *declarations // read from the cache (warm start)
 	recMu     sync.Mutex
 	recording *declarations // being read from the guest (cold start)
@@ -49,7 +54,7 @@ type code struct {
 
 // loadCounts are the Runtime's counters behind LoadStats.
 type loadCounts struct {
-	rewrites, prepHits, declHits, compiles, listers atomic.Int64
+	rewrites, prepHits, declHits, compiles, listers, listInstances atomic.Int64
 }
 
 // LoadStats counts what loads cost since the Runtime started.
@@ -64,13 +69,16 @@ type LoadStats struct {
 	// its cache or not); Listers those compiled for wazero's interpreter to
 	// read their declarations.
 	Compiles, Listers int
+	// ListInstances counts the lister instances started to read
+	// declarations (listing.go): one per cold load, unless a read failed.
+	ListInstances int
 }
 
 // LoadStats reports what loads have cost so far.
 func (rt *Runtime) LoadStats() LoadStats {
 	return LoadStats{Rewrites: int(rt.loads.rewrites.Load()), PreparedHits: int(rt.loads.prepHits.Load()),
 		DeclarationHits: int(rt.loads.declHits.Load()), Compiles: int(rt.loads.compiles.Load()),
-		Listers: int(rt.loads.listers.Load())}
+		Listers: int(rt.loads.listers.Load()), ListInstances: int(rt.loads.listInstances.Load())}
 }
 
 var errClosed = errors.New("the plugin is closed")
@@ -165,6 +173,9 @@ func (p *Plugin) build(wasm []byte, background bool) (*extism.CompiledPlugin, er
 // machineCode waits for the plugin's machine code, building it if needed,
 // until ctx ends.
 func (p *Plugin) machineCode(ctx context.Context) (*extism.CompiledPlugin, *Error) {
+	if p.listInstLive.Load() {
+		p.endListing() // a compiled call: the load-time reads are over
+	}
 	done := p.startCompile(false)
 	select {
 	case <-done:
@@ -212,7 +223,7 @@ func (p *Plugin) List(ctx context.Context, export string, input []byte) ([]byte,
 	var cerr *Error
 	p.listerMu.RLock()
 	if p.lister != nil {
-		out, cerr = p.invoke(ctx, p.lister, export, input, CallOptions{})
+		out, _, cerr = p.listRead(ctx, export, input)
 		p.listerMu.RUnlock()
 		if cerr != nil && cerr.Category == abi.ErrTimeout {
 			// The interpreter is slower than machine code: what fits in
@@ -275,6 +286,7 @@ func (p *Plugin) dropLister() {
 	l := p.lister
 	p.lister = nil
 	p.listerMu.Unlock()
+	p.endListing() // no read runs: each holds listerMu
 	if l != nil {
 		l.Close(context.Background())
 	}

@@ -73,7 +73,7 @@ func TestWarmStartRunsNoGuest(t *testing.T) {
 	echo := fixtureBytes(t, "echo")
 	rt1 := cachedRuntime(t, dir)
 	_, cold := loadAndList(t, rt1, "echo", echo, plugin.Config{})
-	wantStats(t, "cold start", rt1.LoadStats(), plugin.LoadStats{Rewrites: 1, Listers: 1})
+	wantStats(t, "cold start", rt1.LoadStats(), plugin.LoadStats{Rewrites: 1, Listers: 1, ListInstances: 1})
 
 	rt2 := cachedRuntime(t, dir)
 	p, warm := loadAndList(t, rt2, "echo", echo, plugin.Config{})
@@ -98,7 +98,7 @@ func TestLoadCacheChangedFile(t *testing.T) {
 	if got != want {
 		t.Fatalf("after the file changed, listed %s; the file lists %s", got, want)
 	}
-	wantStats(t, "changed file", rt.LoadStats(), plugin.LoadStats{Rewrites: 1, Listers: 1})
+	wantStats(t, "changed file", rt.LoadStats(), plugin.LoadStats{Rewrites: 1, Listers: 1, ListInstances: 1})
 }
 
 // A new rewriter version prepares and lists the module again.
@@ -109,7 +109,7 @@ func TestLoadCacheNewRewriterVersion(t *testing.T) {
 	defer plugin.SetRewriterVersion("next")()
 	rt := cachedRuntime(t, dir)
 	loadAndList(t, rt, "echo", echo, plugin.Config{})
-	wantStats(t, "new rewriter", rt.LoadStats(), plugin.LoadStats{Rewrites: 1, Listers: 1})
+	wantStats(t, "new rewriter", rt.LoadStats(), plugin.LoadStats{Rewrites: 1, Listers: 1, ListInstances: 1})
 }
 
 // A changed configuration lists the plugin again (its lists may depend on
@@ -128,7 +128,7 @@ func TestLoadCacheChangedConfig(t *testing.T) {
 	} {
 		rt := cachedRuntime(t, dir)
 		loadAndList(t, rt, "echo", echo, c.cfg)
-		wantStats(t, c.name, rt.LoadStats(), plugin.LoadStats{PreparedHits: 1, Listers: 1})
+		wantStats(t, c.name, rt.LoadStats(), plugin.LoadStats{PreparedHits: 1, Listers: 1, ListInstances: 1})
 	}
 	rt := cachedRuntime(t, dir)
 	loadAndList(t, rt, "echo", echo, plugin.Config{GuestConfig: map[string]string{"mode": "a"}})
@@ -173,7 +173,7 @@ func TestLoadCacheCorruptEntry(t *testing.T) {
 				if got != cold {
 					t.Fatalf("listed %s, want %s", got, cold)
 				}
-				want := plugin.LoadStats{PreparedHits: 1, Listers: 1} // the declarations read again
+				want := plugin.LoadStats{PreparedHits: 1, Listers: 1, ListInstances: 1} // the declarations read again
 				if kind == "prep" {
 					out, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{"request":{"name":"echo","arguments":{}},"context":{}}`))
 					if cerr != nil || !strings.Contains(string(out), `"text":"echo"`) {

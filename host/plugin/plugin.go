@@ -234,7 +234,7 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 		return nil, fmt.Errorf("compile: %w", err)
 	}
 	if exports[abi.ExportABIVersion] {
-		_, rc, cerr := p.invokeRC(ctx, abi.ExportABIVersion, nil)
+		rc, cerr := p.probeABI(ctx)
 		if cerr != nil {
 			p.Close(ctx)
 			return nil, fmt.Errorf("%s failed: %v", abi.ExportABIVersion, cerr)

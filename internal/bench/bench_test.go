@@ -29,6 +29,12 @@ func TestRunEchoOnly(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(fixtures, "echo.wasm"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if data, err = os.ReadFile(fixture.Path(t, "echo_args")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(fixtures, "echo_args.wasm"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	jsonPath := filepath.Join(t.TempDir(), "bench.json")
 	var stdout, stderr bytes.Buffer
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -54,6 +60,8 @@ func TestRunEchoOnly(t *testing.T) {
 		"1 stdio 2025-11-25 p50 wasm / plain go-sdk server",
 		"1 stdio 2026-07-28 p50 wasm / native (same binary)",
 		"1 stdio 2026-07-28 p50 wasm / plain go-sdk server",
+		"1 stdio 2025-11-25 p50 wasm echo of the arguments / plain go-sdk server (the same answer)",
+		"1 stdio 2026-07-28 p50 native (mcpwasm) / plain go-sdk",
 		"2 HTTP 32 sess. wasm / native (same binary)",
 		"2 HTTP 32 sess. wasm / plain go-sdk server",
 	}
@@ -62,7 +70,7 @@ func TestRunEchoOnly(t *testing.T) {
 		"1 stdio 2025-11-25 p99 wasm / node",
 		"1 stdio 2026-07-28 p50 wasm / node",
 		"1 stdio 2026-07-28 p99 wasm / node",
-		figColdEmpty, figColdWarm, figHandshake, figIdleRSS, // no --cold-plugins
+		figColdEmpty, figColdWarm, figHandshake, figColdCPU, figIdleRSS, // no --cold-plugins
 		figInflight, figNoisy, figSpin, figRecurse, // no nap, spin or recurse fixture
 	}
 	for _, f := range measured {

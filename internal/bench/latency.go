@@ -32,6 +32,10 @@ func (e *env) stdioLatency(ctx context.Context) error {
 		return err
 	}
 	cfg := pluginTOML("wasm", echo)
+	echoArgs, argsErr := e.fixture("echo_args") // its rows are skipped without it
+	if argsErr == nil {
+		cfg += pluginTOML("wasmargs", echoArgs)
+	}
 	for _, g := range e.o.Plugins {
 		cfg += pluginTOML(g.Name, g.Path)
 	}
@@ -57,6 +61,9 @@ func (e *env) stdioLatency(ctx context.Context) error {
 			return err
 		}
 		all = append(all, &series{key: "wasm", label: "wasm echo (WAT)", tool: "wasm_echo", proc: mw})
+		// The plain server's answer (its arguments as text), where echo
+		// answers its whole input envelope (3-4x the bytes to encode and decode).
+		all = append(all, &series{key: "wasmargs", label: "wasm echo of the arguments (WAT)", tool: "wasmargs_echo", proc: mw, err: argsErr})
 		for _, g := range e.o.Plugins {
 			all = append(all, &series{key: "guest:" + g.Name, label: g.Name + " echo", tool: g.Name + "_" + g.Tool, proc: mw})
 		}
@@ -189,10 +196,14 @@ func (e *env) stdioLatency(ctx context.Context) error {
 		}
 		w := by["wasm"]
 		e.ratioRow(fmt.Sprintf("1 stdio %s p50 wasm / native (same binary)", v), w, by["native"], false, "<=", 1.3, "≤ 1.3×")
-		e.ratioRow(fmt.Sprintf("1 stdio %s p50 wasm / plain go-sdk server", v), w, by["plain"], false, "<=", 1.0, "≤ 1.0×")
+		// Issue 26's target: a sandboxed echo at most 1.2× the plain server's.
+		e.ratioRow(fmt.Sprintf("1 stdio %s p50 wasm / plain go-sdk server", v), w, by["plain"], false, "<=", 1.2, "≤ 1.2×")
+		e.ratioRow(fmt.Sprintf("1 stdio %s p50 wasm echo of the arguments / plain go-sdk server (the same answer)", v), by["wasmargs"], by["plain"], false, "<=", 1.2, "≤ 1.2×")
 		e.ratioRow(fmt.Sprintf("1 stdio %s p50 wasm / node", v), w, by["node"], false, "<=", 1.0, "≤ 1.0×")
 		e.ratioRow(fmt.Sprintf("1 stdio %s p99 wasm / node", v), w, by["node"], true, "<=", 0.5, "≤ 0.5×")
-		e.ratioRow(fmt.Sprintf("1 stdio %s p50 native (mcpwasm) / plain go-sdk", v), by["native"], by["plain"], false, "", 0, "")
+		// What mcpwasm's stdio framing and middleware add without a sandbox
+		// (0.86–0.99× when set; go test -bench StdioRatio ./host/server splits it).
+		e.ratioRow(fmt.Sprintf("1 stdio %s p50 native (mcpwasm) / plain go-sdk", v), by["native"], by["plain"], false, "<=", 1.05, "≤ 1.05×")
 		for _, g := range e.o.Plugins {
 			e.ratioRow(fmt.Sprintf("1 stdio %s p50 %s / native (same binary)", v, g.Name), by["guest:"+g.Name], by["native"], false, "", 0, "")
 		}

@@ -208,6 +208,30 @@ func rssOf(pid int) (int64, error) {
 	return 0, errors.New("no VmRSS in /proc status")
 }
 
+// cpuOf is the user and system CPU time process pid has used, from
+// /proc/PID/stat (in the kernel's USER_HZ ticks, 100 a second on Linux).
+func cpuOf(pid int) (time.Duration, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, in parentheses, may hold spaces: count after it.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return 0, errors.New("malformed /proc stat")
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat")
+	}
+	utime, err := strconv.ParseInt(f[11], 10, 64)
+	if err != nil {
+		return 0, err
+	}
+	stime, err := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond, err
+}
+
 // rssFast reads the resident pages from /proc/PID/statm, cheaper than
 // status, for sampling during a burst.
 func rssFast(pid int, buf []byte) (int64, error) {

@@ -102,10 +102,9 @@ func (c *stdioConn) admitBatch(line []byte, n int) bool {
 // the error reply to send instead; neither for a message to drop (a reply
 // to a request the server never made, or a cancellation of nothing).
 func (c *stdioConn) admit(data []byte, b *stdioBatch, n int) (jsonrpc.Message, []byte) {
-	where := fmt.Sprintf("stdin line %d", n)
 	members, err := parseObject(data)
 	if err != nil {
-		return nil, errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request on %s: %v", where, err))
+		return nil, errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request on stdin line %d: %v", n, err))
 	}
 	idRaw, _ := lookup(members, "id")
 	class, id := classifyID(idRaw)
@@ -114,7 +113,7 @@ func (c *stdioConn) admit(data []byte, b *stdioBatch, n int) (jsonrpc.Message, [
 		replyID = idRaw
 	}
 	invalid := func(format string, args ...any) (jsonrpc.Message, []byte) {
-		return nil, errorReply(replyID, jsonrpc.CodeInvalidRequest, "invalid request on "+where+": "+fmt.Sprintf(format, args...))
+		return nil, errorReply(replyID, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request on stdin line %d: ", n)+fmt.Sprintf(format, args...))
 	}
 	if v, ok := lookup(members, "jsonrpc"); !ok || string(v) != `"2.0"` {
 		var s string
@@ -176,8 +175,7 @@ func (c *stdioConn) admit(data []byte, b *stdioBatch, n int) (jsonrpc.Message, [
 		return invalid("not a request") // cannot happen: it has a method and an id
 	}
 	// The id as sent, for the guest's context.id (see reqid.go).
-	req.Extra = &mcp.RequestExtra{Header: http.Header{}}
-	req.Extra.(*mcp.RequestExtra).Header.Set(idHeader, string(idRaw))
+	req.Extra = &mcp.RequestExtra{Header: http.Header{idHeader: {string(idRaw)}}} // idHeader is canonical
 
 	f := &flight{method: method, batch: b}
 	c.mu.Lock()
