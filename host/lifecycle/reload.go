@@ -203,9 +203,15 @@ func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched fu
 			delete(r.failed, k)
 		}
 	}
+	// Every new version of the round is loaded first and swapped in after,
+	// one right after the other, so go-sdk folds the round's changes into a
+	// few list_changed notifications rather than one per plugin (a folder
+	// flooded with files is a few rounds, not a notice per file, even when
+	// each load takes longer than go-sdk's 10 ms notification delay).
+	var loaded []version
 	for i, k := range ks {
 		if ctx.Err() != nil {
-			return nil
+			break
 		}
 		s, id := specs[i], identity(specs[i])
 		if v := r.current[k]; v != nil && v.id == id {
@@ -215,9 +221,26 @@ func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched fu
 		if r.failed[k] == id && !touched(s.Config.Source) {
 			continue
 		}
-		r.apply(ctx, k, s, id)
+		v := version{k: k, s: s, id: id}
+		v.p, v.e, v.err = r.c.loadVersion(ctx, s)
+		loaded = append(loaded, v)
+	}
+	for _, v := range loaded {
+		r.apply(ctx, v)
 	}
 	return nil
+}
+
+// version is one new version of a plugin loaded in a reload round, to be
+// swapped in: the plugin under key k, built from s (identity id), or why
+// it did not load.
+type version struct {
+	k   string
+	s   Spec
+	id  string
+	p   *plugin.Plugin
+	e   *registry.Entry
+	err error
 }
 
 // report logs each source problem (a missing file, a folder without .wasm
@@ -242,15 +265,19 @@ func (r *reloader) remove(k string, v *servedVersion) {
 	r.c.logger.Info("plugin removed", "plugin", v.p.Name(), "source", v.spec.Config.Source)
 }
 
-// apply loads a new version of the plugin under key k and swaps it in, or
-// logs why not and leaves the previous version serving.
-func (r *reloader) apply(ctx context.Context, k string, s Spec, id string) {
+// apply swaps in a new version of a plugin, or logs why it did not load
+// and leaves the previous version serving.
+func (r *reloader) apply(ctx context.Context, v version) {
+	k, s, id, p, e, err := v.k, v.s, v.id, v.p, v.e, v.err
 	cur := r.current[k]
 	var curPlugin *plugin.Plugin
 	if cur != nil {
 		curPlugin = cur.p
 	}
-	p, e, err := r.c.loadVersion(ctx, s)
+	if err == nil && ctx.Err() != nil {
+		p.Close(context.Background()) // shutting down: loaded, never served
+		return
+	}
 	if err == nil {
 		var refused []registry.Refusal
 		refused, err = r.c.swapIn(curPlugin, e, registry.AddOptions{Unprefixed: s.Unprefixed})

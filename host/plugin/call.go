@@ -141,7 +141,7 @@ func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export st
 	stderr := &capWriter{max: guestOutputCap}
 	mem := &memWatch{inner: res, limit: p.cfg.MemoryLimit}
 	exit := &exitWatch{}
-	st := &callState{cb: co.Callbacks}
+	st := &callState{cb: co.Callbacks, inputLen: uint64(len(input))}
 
 	defer func() {
 		if r := recover(); r != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,39 @@ func BenchmarkCompute(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkComputeRatio prints the figure-7 ratios for the kernels that
+// call (tree, a loop-free call tree of 2^25 calls; leafloop, a loop
+// calling a leaf 2^25 times): each iteration times one call with
+// interruption points and one with no checks, back to back, so both see
+// the same machine; the metric is the median of the per-iteration ratios.
+// A busy machine spreads single calls; run with -benchtime 15x or more.
+func BenchmarkComputeRatio(b *testing.B) {
+	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	points := loadIn(b, rt, "compute", plugin.Config{Interrupts: plugin.InterruptPoints, Timeout: time.Minute})
+	none := loadIn(b, rt, "compute", plugin.Config{Interrupts: plugin.InterruptNone, Timeout: time.Minute})
+	timed := func(b *testing.B, p *plugin.Plugin, k string) float64 {
+		t := time.Now()
+		if _, cerr := p.Invoke(context.Background(), k, nil); cerr != nil {
+			b.Fatal(cerr)
+		}
+		return float64(time.Since(t))
+	}
+	for _, k := range []string{"tree", "leafloop"} {
+		b.Run(k, func(b *testing.B) {
+			var ratios []float64
+			for b.Loop() {
+				ratios = append(ratios, timed(b, points, k)/timed(b, none, k))
+			}
+			slices.Sort(ratios)
+			b.ReportMetric(ratios[len(ratios)/2], "points/none")
+		})
 	}
 }
 

@@ -82,6 +82,10 @@ type callState struct {
 	net        *netCall       // the call's HTTP requests (net.go)
 	// kernel are the instance's kernel functions once looked up (kernel.go).
 	kernel [kernelFuncs]api.Function
+	// inputLen is the length of the input Extism gave the kernel;
+	// inputMoved says the guest has since moved it (kernel.go).
+	inputLen   uint64
+	inputMoved bool
 }
 
 type callStateKey struct{}

@@ -80,15 +80,118 @@ var kernelIndex = func() map[string]int {
 func kernelFunctions() []extism.HostFunction {
 	fs := make([]extism.HostFunction, 0, len(kernelTrampolines))
 	for i, k := range kernelTrampolines {
-		f := extism.NewHostFunctionWithStack(k.name, func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) {
+		trampoline := func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) {
 			if err := kernelFunction(ctx, i, k.name).CallWithStack(ctx, stack); err != nil {
 				panic(err) // as Extism's trampoline does: the guest traps with the kernel's error
 			}
-		}, k.params, k.results)
+		}
+		serve := trampoline
+		switch k.name {
+		case "input_set", "reset":
+			// They move the kernel's input away from where Extism put it:
+			// input_load_u8 asks the kernel from then on.
+			serve = func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+				if st := callStateFrom(ctx); st != nil {
+					st.inputMoved = true
+				}
+				trampoline(ctx, p, stack)
+			}
+		case "load_u8", "store_u8", "input_load_u8", "input_length", "input_offset":
+			if !kernelInGo {
+				break
+			}
+			native := byteFunctions[k.name]
+			serve = func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
+				if !native(ctx, p, stack) {
+					trampoline(ctx, p, stack)
+				}
+			}
+		}
+		f := extism.NewHostFunctionWithStack(k.name, serve, k.params, k.results)
 		f.SetNamespace(kernelNamespace)
 		fs = append(fs, f)
 	}
 	return fs
+}
+
+// The kernel's byte functions and where its input is, served in Go: each
+// is a memory access behind a bounds check or a value Extism set, yet
+// through the kernel it costs a call into a
+// second module (and, once per instance, a new wazero function with its own
+// 10 KiB stack; RATIONALE.md, "The call path"). Extism itself serves their
+// 8-byte forms (load_u64, store_u64, input_load_u64) in Go. These do what
+// the kernel's do (its v1.7.0 build, disassembled): an offset below 64 or
+// past the end of the kernel's memory reads 0 and writes nothing, one at
+// the very end traps, and input_load_u8 reads 0 past the input's length;
+// input_length and input_offset are what Extism gave the kernel's
+// input_set. TestKernelBytesInGo compares both on the edges. served is
+// false when the kernel must answer: the input functions after the guest
+// moved its input.
+
+// kernelInGo turns the Go byte functions on (off: a test compares).
+var kernelInGo = true
+
+var byteFunctions = map[string]func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) (served bool){
+	"load_u8": func(_ context.Context, p *extism.CurrentPlugin, stack []uint64) bool {
+		stack[0] = uint64(kernelByte(p, stack[0]))
+		return true
+	},
+	"store_u8": func(_ context.Context, p *extism.CurrentPlugin, stack []uint64) bool {
+		mem, off := p.Memory(), stack[0]
+		if off < 64 || off > uint64(mem.Size()) {
+			return true
+		}
+		if !mem.WriteByte(uint32(off), byte(stack[1])) {
+			panic(fmt.Errorf("store_u8: offset %d is outside the kernel's memory", off))
+		}
+		return true
+	},
+	"input_length": func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) bool {
+		st := callStateFrom(ctx)
+		if st == nil || st.inputMoved {
+			return false
+		}
+		stack[0] = st.inputLen
+		return true
+	},
+	"input_offset": func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) bool {
+		start, ok := ctx.Value(extism.InputOffsetKey("inputOffset")).(uint64)
+		if st := callStateFrom(ctx); st == nil || st.inputMoved || !ok {
+			return false
+		}
+		stack[0] = start
+		return true
+	},
+	"input_load_u8": func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) bool {
+		st := callStateFrom(ctx)
+		start, ok := ctx.Value(extism.InputOffsetKey("inputOffset")).(uint64)
+		if st == nil || st.inputMoved || !ok {
+			return false
+		}
+		if stack[0] >= st.inputLen {
+			stack[0] = 0
+			return true
+		}
+		b, ok := p.Memory().ReadByte(uint32(start + stack[0]))
+		if !ok {
+			panic(fmt.Errorf("input_load_u8: offset %d is outside the kernel's memory", stack[0]))
+		}
+		stack[0] = uint64(b)
+		return true
+	},
+}
+
+// kernelByte is load_u8(off).
+func kernelByte(p *extism.CurrentPlugin, off uint64) byte {
+	mem := p.Memory()
+	if off < 64 || off > uint64(mem.Size()) {
+		return 0
+	}
+	b, ok := mem.ReadByte(uint32(off))
+	if !ok {
+		panic(fmt.Errorf("load_u8: offset %d is outside the kernel's memory", off))
+	}
+	return b
 }
 
 // kernelFunction returns the running instance's kernel export name, from

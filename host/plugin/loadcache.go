@@ -41,7 +41,7 @@ import (
 // cached under another version are not used. A build from a VCS checkout
 // adds its revision (buildRevision), so a release never reads what another
 // one wrote.
-var rewriterVersion = "2"
+var rewriterVersion = "3"
 
 // declVersion names the format and meaning of cached declarations.
 const declVersion = "1"

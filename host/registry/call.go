@@ -92,31 +92,6 @@ func (t *Tool) validate(args json.RawMessage) error {
 	return nil
 }
 
-// parseResult checks that a guest's output is a CallToolResult.
-func parseResult(out []byte) (*mcp.CallToolResult, *plugin.Error) {
-	bad := func(format string, a ...any) *plugin.Error {
-		return &plugin.Error{Category: abi.ErrBadOutput, Message: "the tool returned a malformed result: " + fmt.Sprintf(format, a...)}
-	}
-	trimmed := bytes.TrimSpace(out)
-	if len(trimmed) == 0 {
-		return nil, bad("empty output (a tool whose output does not fit in its memory limit produces none)")
-	}
-	if trimmed[0] != '{' {
-		return nil, bad("expected a JSON object, got %q", clip(trimmed))
-	}
-	var res mcp.CallToolResult
-	if err := json.Unmarshal(trimmed, &res); err != nil {
-		return nil, bad("%v", err)
-	}
-	if res.Content == nil && res.StructuredContent == nil {
-		return nil, bad(`it has neither "content" nor "structuredContent"`)
-	}
-	if res.Content == nil {
-		res.Content = []mcp.Content{}
-	}
-	return &res, nil
-}
-
 func clip(b []byte) string {
 	if len(b) > 80 {
 		return string(b[:80]) + "…"

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 
@@ -48,6 +49,9 @@ func encodable(method string, req mcp.Request, res mcp.Result, err error) (_ mcp
 	if res == nil {
 		return res, nil, ""
 	}
+	if surelyEncodable(res) {
+		return res, nil, ""
+	}
 	if _, merr := json.Marshal(res); merr != nil {
 		msg := fmt.Sprintf("the %s answer could not be encoded as JSON: %v", method, merr)
 		if _, tool := res.(*mcp.CallToolResult); tool {
@@ -59,4 +63,52 @@ func encodable(method string, req mcp.Request, res mcp.Result, err error) (_ mcp
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: msg}, msg
 	}
 	return res, nil, ""
+}
+
+// surelyEncodable reports, without encoding it, that res is a tool result
+// json.Marshal encodes: text content, and structuredContent and _meta made
+// of JSON values (what a guest's output decodes to; structuredContent may
+// be the guest's bytes, checked with json.Valid). Every tool answer passes
+// encodable, and encoding it there doubled the cost of the answer; a false
+// here only means res is encoded to find out.
+func surelyEncodable(res mcp.Result) bool {
+	r, ok := res.(*mcp.CallToolResult)
+	if !ok || r == nil || r.InputRequests != nil || !jsonValue(r.StructuredContent) || !jsonValue(map[string]any(r.Meta)) {
+		return false
+	}
+	for _, c := range r.Content {
+		t, ok := c.(*mcp.TextContent)
+		if !ok || t == nil || t.Annotations != nil || !jsonValue(map[string]any(t.Meta)) {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonValue reports whether v is made only of what decoding JSON into an
+// any yields (finite numbers), or of valid json.RawMessage.
+func jsonValue(v any) bool {
+	switch v := v.(type) {
+	case nil, string, bool:
+		return true
+	case float64:
+		return !math.IsInf(v, 0) && !math.IsNaN(v)
+	case json.RawMessage:
+		return json.Valid(v)
+	case map[string]any:
+		for _, e := range v {
+			if !jsonValue(e) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, e := range v {
+			if !jsonValue(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
