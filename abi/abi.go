@@ -123,6 +123,7 @@ type HostError struct {
 	Data json.RawMessage `json:"data,omitempty"`
 }
 
+// Error returns the message the host gave.
 func (e *HostError) Error() string { return e.Message }
 
 // CodeMissingCapability is the code of a host function's error when the

@@ -55,6 +55,7 @@ type Error struct {
 	IP string
 }
 
+// Error returns the refusal's message.
 func (e *Error) Error() string { return e.Msg }
 
 // Denied reports whether the guard refused the request by policy (a grant

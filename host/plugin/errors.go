@@ -24,6 +24,7 @@ type Error struct {
 	Err error
 }
 
+// Error returns the message the model sees.
 func (e *Error) Error() string { return e.Message }
 
 // Unwrap returns the underlying runtime error.

@@ -133,6 +133,7 @@ type LoadError struct {
 	Err            error
 }
 
+// Error names the plugin, its source and why it did not load.
 func (e *LoadError) Error() string {
 	return fmt.Sprintf("plugin %q (%s): %v", e.Plugin, e.Source, e.Err)
 }

@@ -57,6 +57,7 @@ func NewMemoryStore(maxSize int) *MemoryStore {
 	return &MemoryStore{records: map[string]*Record{}, live: map[string]int{}, maxSize: maxSize, now: time.Now}
 }
 
+// Create implements Store.
 func (m *MemoryStore) Create(_ context.Context, r *Record, perOwner int) error {
 	if err := m.fits(r); err != nil {
 		return err
@@ -79,6 +80,7 @@ func (m *MemoryStore) Create(_ context.Context, r *Record, perOwner int) error {
 	return nil
 }
 
+// Get implements Store.
 func (m *MemoryStore) Get(_ context.Context, id string) (*Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -89,6 +91,7 @@ func (m *MemoryStore) Get(_ context.Context, id string) (*Record, error) {
 	return clone(r), nil
 }
 
+// Update implements Store.
 func (m *MemoryStore) Update(_ context.Context, id string, fn func(*Record) error) (*Record, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -110,6 +113,7 @@ func (m *MemoryStore) Update(_ context.Context, id string, fn func(*Record) erro
 	return clone(next), nil
 }
 
+// Live implements Store.
 func (m *MemoryStore) Live(context.Context) ([]string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -123,6 +127,7 @@ func (m *MemoryStore) Live(context.Context) ([]string, error) {
 	return ids, nil
 }
 
+// Close implements Store.
 func (m *MemoryStore) Close() error { return nil }
 
 // Len is the number of records kept, expired ones not yet swept included.

@@ -112,6 +112,7 @@ type CorruptError struct {
 	Path, Want, Got string
 }
 
+// Error names the corrupt file and both digests.
 func (e *CorruptError) Error() string {
 	return fmt.Sprintf("plugin store: %s is corrupt: named %s, its bytes hash to %s (removed; it is fetched again)", e.Path, e.Want, e.Got)
 }
@@ -156,6 +157,7 @@ type MismatchError struct {
 	Want, Got string
 }
 
+// Error gives both digests.
 func (e *MismatchError) Error() string {
 	return fmt.Sprintf("digest mismatch: expected %s, the content received hashes to %s", e.Want, e.Got)
 }
@@ -165,6 +167,7 @@ type TooLargeError struct {
 	Limit int64
 }
 
+// Error gives the limit.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("larger than the %d-byte limit", e.Limit)
 }
