@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
@@ -22,7 +23,7 @@ import (
 // typed tools' output) and each text item decoded with encoding/json.
 // Everything else (other content types, fields the fast path does not
 // know, nesting past go-sdk's limit, numbers past
-// float64's range) takes go-sdk's decoder
+// float64's range, bytes that are not UTF-8) takes go-sdk's decoder
 // as before. TestParseResultMatchesSDK checks the two agree.
 
 // sdkMaxDepth is go-sdk's nesting limit for what it decodes (its
@@ -72,7 +73,9 @@ func parseWithSDK(out []byte) (*mcp.CallToolResult, error) {
 // else, and for anything it is not sure go-sdk would read the same way
 // (including what go-sdk would refuse): parseWithSDK decides those.
 func parseCommon(out []byte) (_ *mcp.CallToolResult, ok bool) {
-	if !plainJSON(out, sdkMaxDepth) {
+	// structuredContent is passed on as bytes: bytes that are not UTF-8
+	// would reach the client as they are (go-sdk's decoder replaces them).
+	if !utf8.Valid(out) || !plainJSON(out, sdkMaxDepth) {
 		return nil, false
 	}
 	var fields map[string]json.RawMessage

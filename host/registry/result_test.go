@@ -20,6 +20,8 @@ var resultCorpus = []string{
 	`{"content":[],"structuredContent":{"n":-1e400,"m":[1e-400]}}`,
 	`{"content":[],"structuredContent":{"n":12345678901234567890,"m":-0.0,"o":1E+2}}`,
 	`{"content":[{"type":"text","text":"1e400"}],"_meta":{"n":1e308}}`,
+	"{\"content\":[],\"structuredContent\":{\"a\":\"\xff\"}}", // invalid UTF-8 the client must not receive
+	"{\"content\":[{\"type\":\"text\",\"text\":\"\xc3\"}]}",
 	`{"structuredContent":{"a":1,"a":2}}`,
 	`{"content":[{"type":"text","text":"a\u0000b\ud800c\n\"q\""}],"isError":true,"_meta":{"k":"v","n":1.5}}`,
 	` {"structuredContent": [1, 2, 3] } `,
