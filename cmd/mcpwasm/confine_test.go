@@ -26,7 +26,7 @@ import (
 // code into 1.
 func TestValidateConfine(t *testing.T) {
 	dir := t.TempDir()
-	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
 	cmd := exec.Command(binary, "validate", "--confine", "--cache-dir", t.TempDir(), dir)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -114,7 +114,7 @@ func TestServeConfinedProcStatus(t *testing.T) {
 // restart is needed, naming the path.
 func TestReloadUnderConfinement(t *testing.T) {
 	dir, outside := t.TempDir(), t.TempDir()
-	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	if err := os.WriteFile(cfg, []byte("[[plugin]]\npath = \"echo.wasm\"\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -123,14 +123,14 @@ func TestReloadUnderConfinement(t *testing.T) {
 	rs.waitLog("process confined", "seccomp")
 	rs.waitTools("echo_echo")
 
-	copyFixture(t, "constant", filepath.Join(dir, "constant.wasm"))
+	fixture.Copy(t, "constant", filepath.Join(dir, "constant.wasm"))
 	if err := os.WriteFile(cfg, []byte("[[plugin]]\npath = \"echo.wasm\"\n\n[[plugin]]\npath = \"constant.wasm\"\nprefix = false\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rs.waitTools("a,b,echo_echo")
 
 	far := filepath.Join(outside, "far.wasm")
-	copyFixture(t, "constant", far)
+	fixture.Copy(t, "constant", far)
 	if err := os.WriteFile(cfg, []byte("[[plugin]]\npath = \"echo.wasm\"\n\n[[plugin]]\npath = \""+far+"\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestReloadUnderConfinement(t *testing.T) {
 
 	// A link in the folder to a file outside it: not readable either.
 	far2 := filepath.Join(outside, "far2.wasm")
-	copyFixture(t, "constant", far2)
+	fixture.Copy(t, "constant", far2)
 	if err := os.Symlink(far2, filepath.Join(dir, "link.wasm")); err != nil {
 		t.Fatal(err)
 	}

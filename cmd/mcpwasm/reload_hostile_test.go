@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
 // TestReloadHostileFolder: a watched folder flooded with files written
@@ -16,7 +18,7 @@ import (
 // replaced by a directory is withdrawn while the rest keeps serving.
 func TestReloadHostileFolder(t *testing.T) {
 	dir := t.TempDir()
-	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
 	rs := startReload(t, nil, nil, dir)
 	if got := rs.tools(); got != "echo_echo" {
 		t.Fatalf("tools at start = %q", got)
@@ -64,8 +66,8 @@ func TestReloadHostileFolder(t *testing.T) {
 	if err := os.Mkdir(other, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	copyFixture(t, "echo", filepath.Join(other, "a.wasm"))
-	copyFixture(t, "constant", filepath.Join(other, "b.wasm"))
+	fixture.Copy(t, "echo", filepath.Join(other, "a.wasm"))
+	fixture.Copy(t, "constant", filepath.Join(other, "b.wasm"))
 	link := filepath.Join(dir, "link.wasm")
 	if err := os.Symlink(filepath.Join(other, "a.wasm"), link); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -16,7 +17,7 @@ import (
 // served; removed, it is announced and withdrawn.
 func TestReloadHTTP(t *testing.T) {
 	dir := t.TempDir()
-	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
 	url, _, stderr := httpServeCmd(t, dir)
 	changed := make(chan struct{}, 100)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -50,7 +51,7 @@ func TestReloadHTTP(t *testing.T) {
 	}
 	waitTools("echo_echo")
 
-	copyFixture(t, "constant", filepath.Join(dir, "constant.wasm"))
+	fixture.Copy(t, "constant", filepath.Join(dir, "constant.wasm"))
 	waitChanged()
 	waitTools("constant_a,constant_b,echo_echo")
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "constant_a", Arguments: map[string]any{}})

@@ -17,9 +17,9 @@ import (
 // serves it again, whole, with both notifications again.
 func TestReloadResourcesPromptsChunked(t *testing.T) {
 	dir := t.TempDir()
-	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
 	conf := filepath.Join(dir, "conformance.wasm")
-	copyFixture(t, "conformance", conf)
+	fixture.Copy(t, "conformance", conf)
 	resChanged, promptChanged := make(chan struct{}, 100), make(chan struct{}, 100)
 	opts := &mcp.ClientOptions{
 		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { resChanged <- struct{}{} },

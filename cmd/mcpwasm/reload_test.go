@@ -136,18 +136,6 @@ func (rs *reloadServer) call(name string) (*mcp.CallToolResult, string) {
 	return res, string(b)
 }
 
-// copyFixture writes fixture name's bytes to path, in place (as cp does).
-func copyFixture(t *testing.T, name, path string) {
-	t.Helper()
-	data, err := os.ReadFile(fixture.Path(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestReloadReplaceFinishesInFlightCall: replacing a plugin's file serves
 // the new version to new calls while a call already running on the old
 // version finishes on it, with the old version's answer; the tool never
@@ -160,7 +148,7 @@ func copyFixture(t *testing.T, name, path string) {
 func TestReloadReplaceFinishesInFlightCall(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "svc.wasm")
-	copyFixture(t, "sample", path)
+	fixture.Copy(t, "sample", path)
 	entered, release := make(chan struct{}), make(chan struct{})
 	var releaseOnce sync.Once
 	var first atomic.Bool // not sync.Once: later calls must not wait for the first
@@ -221,7 +209,7 @@ func TestReloadReplaceFinishesInFlightCall(t *testing.T) {
 
 	// Replace the file the way a deploy does: a new file renamed over it.
 	tmp := filepath.Join(dir, "svc.wasm.tmp")
-	copyFixture(t, "sample_v2", tmp)
+	fixture.Copy(t, "sample_v2", tmp)
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +259,7 @@ func TestReloadReplaceFinishesInFlightCall(t *testing.T) {
 // changed config does is TestReloadConfig, in process, in host/lifecycle.)
 func TestSIGHUPReloadsConfig(t *testing.T) {
 	dir := t.TempDir()
-	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	write := func(text string) {
 		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
@@ -301,8 +289,8 @@ func TestSIGHUPReloadsConfig(t *testing.T) {
 // signal; a [[plugin]] added there is served.
 func TestConfigFileWatched(t *testing.T) {
 	dir := t.TempDir()
-	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
-	copyFixture(t, "constant", filepath.Join(dir, "constant.wasm"))
+	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
+	fixture.Copy(t, "constant", filepath.Join(dir, "constant.wasm"))
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	if err := os.WriteFile(cfg, []byte("[[plugin]]\npath = \"echo.wasm\"\n"), 0o644); err != nil {
 		t.Fatal(err)

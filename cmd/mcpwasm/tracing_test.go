@@ -97,7 +97,7 @@ func TestTracesFlushedAtSIGTERM(t *testing.T) {
 func TestReloadTraced(t *testing.T) {
 	c := tracingtest.New(t)
 	dir := t.TempDir()
-	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	write := func(plugins string) {
 		text := "[server.tracing]\nendpoint = \"" + c.URL + "\"\n\n" + plugins

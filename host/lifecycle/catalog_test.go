@@ -39,7 +39,7 @@ func refusedEntry(t *testing.T, c *Catalog, name string) *registry.Entry {
 // (no previous version) leaves nothing behind.
 func TestSwapInUndoesRefusal(t *testing.T) {
 	dir := t.TempDir()
-	copyFixture(t, "echo", filepath.Join(dir, "tool.wasm"))
+	fixture.Copy(t, "echo", filepath.Join(dir, "tool.wasm"))
 	h := serveInProcess(t, "", dir)
 	old := h.c.reg.Plugins()[0]
 

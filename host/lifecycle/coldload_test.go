@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,8 +20,8 @@ import (
 // deadline (a minute here) and be reported as late instead.
 func TestColdLoadSpinningList(t *testing.T) {
 	dir := t.TempDir()
-	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
-	copyFixture(t, "spin_list", filepath.Join(dir, "spin_list.wasm"))
+	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
+	fixture.Copy(t, "spin_list", filepath.Join(dir, "spin_list.wasm"))
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	text := "[[plugin]]\nname = \"spinner\"\npath = \"spin_list.wasm\"\ntimeout = \"300ms\"\n\n[[plugin]]\nname = \"echo\"\npath = \"echo.wasm\"\n"
 	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {

@@ -147,22 +147,12 @@ func (c *Catalog) reportLost(name string) {
 func pendingOf(specs []Spec) []server.Pending {
 	out := make([]server.Pending, len(specs))
 	for rank, s := range specs {
-		p := server.Pending{Rank: rank, Name: s.Config.Name, Unprefixed: s.Unprefixed}
-		names, err := plugin.ExportNames(s.Config.Wasm)
+		f, err := featuresOf(s)
 		if err != nil {
-			p.Tools, p.Resources, p.Prompts = true, true, true
+			f = server.Features{Tools: true, Resources: true, Prompts: true}
 		}
-		for _, name := range names {
-			switch name {
-			case abi.ExportListTools, abi.ExportDescribe:
-				p.Tools = true
-			case abi.ExportListResources, abi.ExportListResourceTemplates:
-				p.Resources = true
-			case abi.ExportListPrompts:
-				p.Prompts = true
-			}
-		}
-		out[rank] = p
+		out[rank] = server.Pending{Rank: rank, Name: s.Config.Name, Unprefixed: s.Unprefixed,
+			Tools: f.Tools, Resources: f.Resources, Prompts: f.Prompts}
 	}
 	return out
 }
@@ -170,24 +160,38 @@ func pendingOf(specs []Spec) []server.Pending {
 // Features reads each plugin's exports — a fast parse, no compilation —
 // to know which capabilities to advertise before the plugins are compiled.
 func Features(specs []Spec) server.Features {
-	var f server.Features
+	var all server.Features
 	for _, s := range specs {
-		names, err := plugin.ExportNames(s.Config.Wasm)
+		f, err := featuresOf(s)
 		if err != nil {
 			continue // Load reports it
 		}
-		for _, name := range names {
-			switch name {
-			case abi.ExportListTools, abi.ExportDescribe:
-				f.Tools = true
-			case abi.ExportListResources, abi.ExportListResourceTemplates:
-				f.Resources = true
-			case abi.ExportListPrompts:
-				f.Prompts = true
-			case abi.ExportComplete:
-				f.Completions = true
-			}
+		all.Tools = all.Tools || f.Tools
+		all.Resources = all.Resources || f.Resources
+		all.Prompts = all.Prompts || f.Prompts
+		all.Completions = all.Completions || f.Completions
+	}
+	return all
+}
+
+// featuresOf says what one plugin's exports could serve.
+func featuresOf(s Spec) (server.Features, error) {
+	var f server.Features
+	names, err := plugin.ExportNames(s.Config.Wasm)
+	if err != nil {
+		return f, err
+	}
+	for _, name := range names {
+		switch name {
+		case abi.ExportListTools, abi.ExportDescribe:
+			f.Tools = true
+		case abi.ExportListResources, abi.ExportListResourceTemplates:
+			f.Resources = true
+		case abi.ExportListPrompts:
+			f.Prompts = true
+		case abi.ExportComplete:
+			f.Completions = true
 		}
 	}
-	return f
+	return f, nil
 }

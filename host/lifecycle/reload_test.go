@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -36,22 +35,8 @@ type harness struct {
 	changed chan struct{} // one value per notifications/tools/list_changed
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is a log or stderr sink safe for concurrent writes.
+type syncBuffer = fixture.Buffer
 
 // serveInProcess wires the config file cfgPath (or none: "") and args as
 // Serve does (collect, catalog, initial load, reloader) and connects a
@@ -175,32 +160,20 @@ func (h *harness) call(name string) (*mcp.CallToolResult, string) {
 	return res, string(b)
 }
 
-// copyFixture writes fixture name's bytes to path, in place (as cp does).
-func copyFixture(t *testing.T, name, path string) {
-	t.Helper()
-	data, err := os.ReadFile(fixture.Path(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestReloadFolder: a plugin dropped into a served folder is loaded,
 // appears in tools/list and the client is told (list_changed); a file that
 // is not a plugin is ignored; a removed plugin disappears from the list
 // and for calls, with the same notice.
 func TestReloadFolder(t *testing.T) {
 	dir := t.TempDir()
-	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
 	h := serveInProcess(t, "", dir)
 	if got := h.tools(); got != "echo_echo" {
 		t.Fatalf("tools at start = %q", got)
 	}
 
 	constant := filepath.Join(dir, "constant.wasm")
-	copyFixture(t, "constant", constant)
+	fixture.Copy(t, "constant", constant)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a plugin"), 0o644)
 	h.rescan(constant, filepath.Join(dir, "notes.txt"))
 	h.waitChanged()
@@ -241,7 +214,7 @@ func TestReloadFolder(t *testing.T) {
 func TestReloadCorruptKeepsOld(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "tool.wasm")
-	copyFixture(t, "echo", path)
+	fixture.Copy(t, "echo", path)
 	h := serveInProcess(t, "", dir)
 	if got := h.tools(); got != "tool_echo" {
 		t.Fatalf("tools at start = %q", got)
@@ -295,7 +268,7 @@ func TestReloadCorruptKeepsOld(t *testing.T) {
 // which the lister below catches within a few hundred refreshes.
 func TestRefreshNeverHidesATool(t *testing.T) {
 	dir := t.TempDir()
-	copyFixture(t, "list_changed", filepath.Join(dir, "list_changed.wasm"))
+	fixture.Copy(t, "list_changed", filepath.Join(dir, "list_changed.wasm"))
 	h := serveInProcess(t, "", dir)
 	if got := h.tools(); got != "list_changed_list_changed" {
 		t.Fatalf("tools at start = %q", got)
@@ -342,7 +315,7 @@ func TestRefreshNeverHidesATool(t *testing.T) {
 // cmd/mcpwasm.)
 func TestReloadConfig(t *testing.T) {
 	dir := t.TempDir()
-	copyFixture(t, "echo", filepath.Join(dir, "echo.wasm"))
+	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	write := func(text string) {
 		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {

@@ -15,29 +15,9 @@ func FrameSizes(wasm []byte) ([]int32, error) {
 	if err != nil {
 		return nil, err
 	}
-	mi := &moduleInfo{}
-	var code []byte
-	for _, s := range secs {
-		r := &reader{b: s.body}
-		switch s.id {
-		case 1:
-			err = mi.readTypes(r)
-		case 2:
-			if err = mi.readImports(r); err == nil {
-				err = mi.readImportTypes(&reader{b: s.body})
-			}
-		case 3:
-			_, err = r.vec("function", func(int) error {
-				t, err := r.u32()
-				mi.funcTypes = append(mi.funcTypes, t)
-				return err
-			})
-		case 10:
-			code = s.body
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s section: %w", sectionName(s.id), err)
-		}
+	mi, code, err := readModule(secs, InterruptOptions{})
+	if err != nil {
+		return nil, err
 	}
 	bodies, err := mi.splitCode(code)
 	if err != nil {

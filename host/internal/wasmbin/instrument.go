@@ -123,37 +123,9 @@ func instrument(wasm []byte, opts InterruptOptions) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	mi := &moduleInfo{opts: opts}
-	var code []byte
-	for _, s := range secs {
-		r := &reader{b: s.body}
-		switch s.id {
-		case 1:
-			err = mi.readTypes(r)
-		case 2:
-			if err = mi.readImports(r); err == nil {
-				err = mi.readImportTypes(&reader{b: s.body})
-			}
-		case 5:
-			var n int
-			n, err = r.count(1)
-			mi.hasMemory = n > 0
-		case 3:
-			_, err = r.vec("function", func(int) error {
-				t, err := r.u32()
-				mi.funcTypes = append(mi.funcTypes, t)
-				return err
-			})
-		case 6:
-			var n int
-			n, err = r.count(3)
-			mi.defGlobals = uint32(n)
-		case 10:
-			code = s.body
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%s section: %w", sectionName(s.id), err)
-		}
+	mi, code, err := readModule(secs, opts)
+	if err != nil {
+		return nil, err
 	}
 	mi.pollType = uint32(len(mi.types))
 	mi.pollFunc, mi.added = mi.impFuncs, 1
@@ -195,6 +167,46 @@ func instrument(wasm []byte, opts InterruptOptions) ([]byte, error) {
 		newCode = append(newCode, clampBody(mi.pollOneoff)...)
 	}
 	return mi.assemble(wasm[:8], secs, newCode)
+}
+
+// readModule reads from a module's sections what the rewrite and the frame
+// estimates need (types, imports, function types, memories, globals) and
+// returns the code section's body.
+func readModule(secs []section, opts InterruptOptions) (*moduleInfo, []byte, error) {
+	var err error
+	mi := &moduleInfo{opts: opts}
+	var code []byte
+	for _, s := range secs {
+		r := &reader{b: s.body}
+		switch s.id {
+		case 1:
+			err = mi.readTypes(r)
+		case 2:
+			if err = mi.readImports(r); err == nil {
+				err = mi.readImportTypes(&reader{b: s.body})
+			}
+		case 5:
+			var n int
+			n, err = r.count(1)
+			mi.hasMemory = n > 0
+		case 3:
+			_, err = r.vec("function", func(int) error {
+				t, err := r.u32()
+				mi.funcTypes = append(mi.funcTypes, t)
+				return err
+			})
+		case 6:
+			var n int
+			n, err = r.count(3)
+			mi.defGlobals = uint32(n)
+		case 10:
+			code = s.body
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s section: %w", sectionName(s.id), err)
+		}
+	}
+	return mi, code, nil
 }
 
 // splitSections splits a module into its sections.
