@@ -193,14 +193,14 @@ func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export st
 		p.rt.logger.DebugContext(ctx, "guest log", "plugin", p.cfg.Name, "level", level.String(), "msg", truncate(msg, 2000))
 	})
 	exit.arm(true)
-	o.rc, out, o.err = inst.CallWithContext(ctx, export, input)
+	o.rc, out, o.err = callInstance(ctx, inst, export, input)
 	exit.arm(false)
 	o.exited, o.exitCode = exit.result()
 	if o.err != nil && !o.exited && ctx.Err() == nil {
 		// Extism drops the guest's error_set message when the call traps;
 		// the kernel still has it. It is how AssemblyScript aborts and
 		// panic hooks without stderr explain themselves.
-		o.guestMsg = inst.GetError()
+		o.guestMsg = instanceError(ctx, inst)
 	}
 	return out, o
 }

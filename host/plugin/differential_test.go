@@ -55,15 +55,7 @@ func TestInterruptionPointsChangeNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow (over a minute): runs every module twice; not with -short")
 	}
-	root := fixture.Root()
-	var files []string
-	for _, pattern := range []string{"testdata/wasm/*.wasm", "plugins/*/*.wasm"} {
-		m, _ := filepath.Glob(filepath.Join(root, pattern))
-		files = append(files, m...)
-	}
-	if len(files) < 20 {
-		fixture.Missing(t, "found %d built modules, want 20 or more: run make wasm", len(files))
-	}
+	files := builtModules(t)
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off"})
 	if err != nil {
 		t.Fatal(err)
@@ -94,34 +86,66 @@ func TestInterruptionPointsChangeNothing(t *testing.T) {
 			}
 			continue
 		}
-		var calls []string
-		for _, export := range []string{abi.ExportListTools, abi.ExportListResources, abi.ExportListResourceTemplates, abi.ExportListPrompts, abi.ExportDescribe} {
+		var listed []byte
+		for _, export := range declExports {
 			out, cerr := ps[0].Invoke(context.Background(), export, []byte(`{}`))
 			out2, cerr2 := ps[1].Invoke(context.Background(), export, []byte(`{}`))
 			compared += compare(t, name+" "+export, out, cerr, out2, cerr2, false)
 			if export == abi.ExportListTools && cerr == nil {
-				var list struct{ Tools []struct{ Name string } }
-				json.Unmarshal(out, &list)
-				for _, tool := range list.Tools {
-					calls = append(calls, `{"name":"`+tool.Name+`","arguments":{}}`)
-				}
+				listed = out
 			}
 		}
 		if !ps[0].Exports(abi.ExportCallTool) {
 			continue
 		}
-		for _, req := range append(calls, diffCalls[name]...) {
+		for _, req := range toolRequests(name, listed) {
 			input := []byte(`{"request":` + req + `,"context":{}}`)
 			out, cerr := ps[0].Invoke(context.Background(), abi.ExportCallTool, input)
 			if cerr != nil && (cerr.Category == abi.ErrTimeout || cerr.Category == abi.ErrStackOverflow) {
 				continue // timing, and stack depth, are what the rewrite may change
 			}
 			out2, cerr2 := ps[1].Invoke(context.Background(), abi.ExportCallTool, input)
-			random := strings.Contains(req, `"name":"uuid"`) || strings.Contains(req, `"name":"time"`)
-			compared += compare(t, name+" "+req, out, cerr, out2, cerr2, random)
+			compared += compare(t, name+" "+req, out, cerr, out2, cerr2, random(req))
 		}
 	}
 	t.Logf("%d answers compared across %d modules", compared, len(files))
+}
+
+// builtModules is every module this repository builds: fixtures and
+// plugins.
+func builtModules(t *testing.T) []string {
+	root := fixture.Root()
+	var files []string
+	for _, pattern := range []string{"testdata/wasm/*.wasm", "plugins/*/*.wasm"} {
+		m, _ := filepath.Glob(filepath.Join(root, pattern))
+		files = append(files, m...)
+	}
+	if len(files) < 20 {
+		fixture.Missing(t, "found %d built modules, want 20 or more: run make wasm", len(files))
+	}
+	return files
+}
+
+// declExports are the declaration exports the differential tests read.
+var declExports = []string{abi.ExportListTools, abi.ExportListResources, abi.ExportListResourceTemplates, abi.ExportListPrompts, abi.ExportDescribe}
+
+// toolRequests are the tools/call requests the differential tests send
+// module name: each tool its list_tools answer (listed) names, with no
+// arguments, then its diffCalls.
+func toolRequests(name string, listed []byte) []string {
+	var calls []string
+	var list struct{ Tools []struct{ Name string } }
+	json.Unmarshal(listed, &list)
+	for _, tool := range list.Tools {
+		calls = append(calls, `{"name":"`+tool.Name+`","arguments":{}}`)
+	}
+	return append(calls, diffCalls[name]...)
+}
+
+// random reports whether a request's answer differs on every call (random
+// identifiers, the current time).
+func random(req string) bool {
+	return strings.Contains(req, `"name":"uuid"`) || strings.Contains(req, `"name":"time"`)
 }
 
 // compare reports two answers that differ (only in category when random:

@@ -15,3 +15,11 @@ func SetKernelInGo(on bool) (restore func()) {
 	kernelInGo = on
 	return func() { kernelInGo = old }
 }
+
+// SetDirectCalls turns direct calls (direct.go) on or off, and returns the
+// undo.
+func SetDirectCalls(on bool) (restore func()) {
+	old := directCalls
+	directCalls = on
+	return func() { directCalls = old }
+}

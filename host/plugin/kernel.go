@@ -96,11 +96,15 @@ func kernelFunctions() []extism.HostFunction {
 				}
 				trampoline(ctx, p, stack)
 			}
-		case "load_u8", "store_u8", "input_load_u8", "input_length", "input_offset":
-			if !kernelInGo {
+		case "load_u8", "store_u8", "input_load_u8", "input_length", "input_offset",
+			"output_set", "error_set", "output_offset", "output_length", "error_get":
+			if !kernelInGo || !kernelMatches {
 				break
 			}
 			native := byteFunctions[k.name]
+			if native == nil {
+				native = stateFunctions[k.name] // kernelstate.go
+			}
 			serve = func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
 				if !native(ctx, p, stack) {
 					trampoline(ctx, p, stack)

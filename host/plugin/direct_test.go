@@ -1,0 +1,68 @@
+package plugin_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+)
+
+// Every module this repository builds answers the same through the direct
+// call (direct.go, with the kernel's state in Go) as through Extism's
+// CallWithContext and the kernel: its declarations, and each tool called
+// with no arguments and with the differential calls, the same output, or
+// the same error category and message. Both ways run in the same loaded
+// plugin, alternately.
+func TestDirectCallsChangeNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (about half a minute): runs every module; not with -short")
+	}
+	rt := newRuntime(t, plugin.RuntimeOptions{})
+	compared := 0
+	both := func(p *plugin.Plugin, what, export string, input []byte, rand bool) []byte {
+		restore := plugin.SetDirectCalls(false)
+		out, cerr := p.Invoke(context.Background(), export, input)
+		restore()
+		out2, cerr2 := p.Invoke(context.Background(), export, input)
+		compared++
+		switch {
+		case (cerr == nil) != (cerr2 == nil):
+			t.Errorf("%s: %+v through Extism, %+v direct", what, cerr, cerr2)
+		case cerr != nil && (cerr.Category != cerr2.Category || (cerr.Message != cerr2.Message && !rand)):
+			t.Errorf("%s: %s %q through Extism, %s %q direct", what, cerr.Category, cerr.Message, cerr2.Category, cerr2.Message)
+		case !bytes.Equal(out, out2) && !rand:
+			t.Errorf("%s: answers differ:\n%.300s\n%.300s", what, out, out2)
+		}
+		return out
+	}
+	for _, f := range builtModules(t) {
+		name := strings.TrimSuffix(filepath.Base(f), ".wasm")
+		wasm, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := rt.Load(context.Background(), plugin.Config{Name: name, Source: f, Wasm: wasm, Timeout: 500 * time.Millisecond})
+		if err != nil {
+			continue // refused at load: no call to compare
+		}
+		var listed []byte
+		for _, export := range declExports {
+			if out := both(p, name+" "+export, export, []byte(`{}`), false); export == abi.ExportListTools {
+				listed = out
+			}
+		}
+		if p.Exports(abi.ExportCallTool) {
+			for _, req := range toolRequests(name, listed) {
+				both(p, name+" "+req, abi.ExportCallTool, []byte(`{"request":`+req+`,"context":{}}`), random(req))
+			}
+		}
+		p.Close(context.Background())
+	}
+	t.Logf("%d answers compared", compared)
+}
