@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcpwasm/mcpwasm/host/internal/growstack"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
@@ -58,6 +59,7 @@ func (s *Server) guestPath(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			return next(ctx, method, req)
 		}
+		growstack.Grow()
 		if !s.drain.begin() {
 			return nil, errShuttingDown
 		}
