@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -65,4 +66,36 @@ func TestDirectCallsChangeNothing(t *testing.T) {
 		p.Close(context.Background())
 	}
 	t.Logf("%d answers compared", compared)
+}
+
+// A direct call allocates what two wazero lookups and the instance cost:
+// the echo's call_tool allocated 120 KB per call through CallWithContext,
+// about 38 KB direct. The bound sits between, so it fails if calls fall
+// back to CallWithContext or a lookup per kernel call comes back.
+func TestDirectCallAllocates(t *testing.T) {
+	p := loadIn(t, newRuntime(t, plugin.RuntimeOptions{}), "echo", plugin.Config{})
+	input := []byte(`{"request":{"name":"echo","arguments":{"text":"the quick brown fox"}},"context":{}}`)
+	perCall := func() uint64 {
+		const n = 50
+		for range 5 { // warm up: pools, the compile
+			p.Invoke(context.Background(), abi.ExportCallTool, input)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range n {
+			if _, cerr := p.Invoke(context.Background(), abi.ExportCallTool, input); cerr != nil {
+				t.Fatal(cerr)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		return (after.TotalAlloc - before.TotalAlloc) / n
+	}
+	direct := perCall()
+	restore := plugin.SetDirectCalls(false)
+	viaExtism := perCall()
+	restore()
+	t.Logf("bytes allocated per call: direct %d, through CallWithContext %d", direct, viaExtism)
+	if direct > 80<<10 {
+		t.Errorf("a direct call allocates %d bytes, want under %d", direct, 80<<10)
+	}
 }
