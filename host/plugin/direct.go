@@ -134,7 +134,12 @@ func callInstance(ctx context.Context, inst *extism.Plugin, export string, input
 		return 1, nil, err
 	}
 	ptr := res[0]
-	mem.Write(uint32(ptr), input) // a failed alloc (0) is refused below, as the kernel refuses it
+	if ptr == 0 && len(input) > 0 {
+		// Extism would write the input over the kernel's state and run
+		// the guest; MaxInput keeps inputs within what the kernel can hold.
+		return 1, nil, errors.New("the Extism kernel could not allocate a block for the input")
+	}
+	mem.Write(uint32(ptr), input)
 	if kernelInGo {
 		setKernelRange(mem, stateInput, ptr, uint64(len(input)))
 	} else if _, err := kernelFunction(ctx, kernelIndex["input_set"], "input_set").Call(ctx, ptr, uint64(len(input))); err != nil {
