@@ -116,13 +116,15 @@ func (s *Server) open(ctx context.Context, req mcp.Request, o openSpec) (*guestC
 	g := &guestCall{}
 	g.ctx, g.stop = context.WithCancel(ctx)
 	var caps *mcp.ClientCapabilities
+	var rawCaps json.RawMessage
 	version := ""
 	ss, _ := req.GetSession().(*mcp.ServerSession)
 	if sr, ok := req.(interface {
-		ClientCapabilities() *mcp.ClientCapabilities
+		capsRequest
 		ProtocolVersion() string
 	}); ok {
-		caps, version = sr.ClientCapabilities(), sr.ProtocolVersion()
+		caps, rawCaps = s.caps.get(sr)
+		version = sr.ProtocolVersion()
 	}
 	if !o.noCallbacks {
 		g.cb = s.callbacksFor(ss, o.token, o.plugin, o.name)
@@ -133,7 +135,7 @@ func (s *Server) open(ctx context.Context, req mcp.Request, o openSpec) (*guestC
 		}
 		g.inv.Callbacks = g.cb
 	}
-	g.inv.RequestInfo = requestInfo(req.GetExtra(), o.meta, caps)
+	g.inv.RequestInfo = requestInfo(req.GetExtra(), o.meta, rawCaps)
 	if st, ok := ctx.Value(guestKey{}).(*guestState); ok {
 		g.inv.Record = &st.record
 	}

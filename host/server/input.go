@@ -62,12 +62,8 @@ func (s *Server) startRoundTrip(cb *callbacks, req mcp.Request, version, target 
 const maxLoggedKeys = 8
 
 // requestInfo is what the guest serving req is told about it.
-func requestInfo(extra *mcp.RequestExtra, meta mcp.Meta, caps *mcp.ClientCapabilities) registry.RequestInfo {
-	info := registry.RequestInfo{ID: transport.RequestID(extra), Meta: guestMetaIn(meta)}
-	if caps != nil {
-		info.ClientCapabilities, _ = json.Marshal(caps)
-	}
-	return info
+func requestInfo(extra *mcp.RequestExtra, meta mcp.Meta, caps json.RawMessage) registry.RequestInfo {
+	return registry.RequestInfo{ID: transport.RequestID(extra), Meta: guestMetaIn(meta), ClientCapabilities: caps}
 }
 
 // maxInputRequests bounds one request_input batch.

@@ -82,6 +82,7 @@ type Server struct {
 	roots     sessionRoots
 	subs      subscriptions
 	epochs    epochs // requests that may use a plugin a reload retires (reload.go)
+	caps      capsCache
 	failed    failures
 	reloads   atomic.Int32 // hot reloads under way (Reloading)
 	stateKey  []byte
