@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"sync"
 
@@ -53,7 +54,7 @@ type capsRequest interface {
 // get returns the client's capabilities for r, as r.ClientCapabilities
 // does, and their JSON (nil when there are none).
 func (c *capsCache) get(r capsRequest) (*mcp.ClientCapabilities, json.RawMessage) {
-	if p := r.GetParams(); p != nil {
+	if p := r.GetParams(); p != nil && !isNilPointer(p) {
 		if v, ok := p.GetMeta()[mcp.MetaKeyClientCapabilities]; ok && v != nil {
 			return c.fromMeta(r, v)
 		}
@@ -102,6 +103,13 @@ func (c *capsCache) fromMeta(r capsRequest, v any) (*mcp.ClientCapabilities, jso
 	}
 	c.byMeta[string(key)] = e
 	return e.caps, e.raw
+}
+
+// isNilPointer reports whether v is a nil pointer (a request whose params
+// are absent).
+func isNilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
 // sessionCaps are the capabilities of r's session's initialize params.

@@ -3,6 +3,8 @@ package server
 import (
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestCapsKeyBound: capabilities whose key would pass capsKeyBytes are
@@ -23,5 +25,18 @@ func TestCapsKeyBound(t *testing.T) {
 	}
 	if _, fits := capsKey(nil, map[string]any{"x": int64(1)}); fits {
 		t.Error("a value of a type JSON does not decode to is keyed")
+	}
+}
+
+// TestCapsCacheAbsentParams: a request without params (and without a
+// session) has no capabilities, as go-sdk says, and does not panic.
+func TestCapsCacheAbsentParams(t *testing.T) {
+	var c capsCache
+	r := &mcp.ServerRequest[*mcp.CallToolParamsRaw]{}
+	if want := r.ClientCapabilities(); want != nil {
+		t.Fatalf("go-sdk says %v", want)
+	}
+	if caps, raw := c.get(r); caps != nil || raw != nil {
+		t.Fatalf("got %v %s, want none", caps, raw)
 	}
 }
