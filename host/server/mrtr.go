@@ -41,11 +41,11 @@ type roundTrip struct {
 	counts  map[string]int
 	pending mcp.InputRequestMap // this round's requests, once the guest asked
 	stop    context.CancelFunc
-	key     []byte // signs requestState
-	what    string // what was called: tool "x", prompt "x", resource "uri"
+	key     []byte          // signs requestState
+	what    string          // what was called: tool "x", prompt "x", resource "uri"
 	args    string          // argsHash of the request's arguments, once a state needs it (argsKey)
 	rawArgs json.RawMessage // the arguments, until then
-	who     string // the principal (token name or subject); "" unauthenticated
+	who     string          // the principal (token name or subject); "" unauthenticated
 	// ignored lists the inputResponses keys the last round did not issue:
 	// answers nobody asked for are never handed to a guest.
 	ignored []string
