@@ -3,10 +3,10 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"github.com/mcpwasm/mcpwasm/host/internal/growstack"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
+	"github.com/mcpwasm/mcpwasm/host/internal/growstack"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
