@@ -370,3 +370,49 @@ func TestStdioGuestSeesID(t *testing.T) {
 		}
 	}
 }
+
+// Requests in flight on stdin are bounded, by count and by bytes: past
+// either bound a request is answered at once with -32000 and not run, the
+// ones in flight are still answered, and once they are, requests are
+// admitted again. The calls wait because the server is not yet Ready.
+func TestStdioInFlightBounded(t *testing.T) {
+	call := func(id int, pad int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"pad":%q}}}`,
+			id, server.NativeEchoTool, strings.Repeat("x", pad))
+	}
+	for _, c := range []struct {
+		name string
+		o    server.StdioOptions
+		pad  int
+	}{
+		{"count", server.StdioOptions{MaxInFlight: 3}, 0},
+		{"bytes", server.StdioOptions{MaxInFlightBytes: int64(3 * len(call(1, 1000)))}, 1000},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := newStdioServer(false)
+			p := startStdio(t, srv, c.o)
+			p.initialize("2025-11-25")
+			for id := 1; id <= 3; id++ {
+				p.send(call(id, c.pad))
+			}
+			p.send(call(4, c.pad))
+			p.expectError("a fourth request in flight", "4", -32000)
+			srv.Ready()
+			got := map[string]bool{}
+			for range 3 {
+				r, line := p.next()
+				if r.Error != nil {
+					t.Fatalf("a request admitted before the bound failed: %s", line)
+				}
+				got[string(r.ID)] = true
+			}
+			if len(got) != 3 {
+				t.Fatalf("answered %v, want ids 1, 2 and 3", got)
+			}
+			p.send(call(5, c.pad))
+			if r, line := p.next(); string(r.ID) != "5" || r.Error != nil {
+				t.Fatalf("after the others were answered: %s", line)
+			}
+		})
+	}
+}

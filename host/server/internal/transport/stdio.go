@@ -31,7 +31,21 @@ type StdioOptions struct {
 	// DrainTimeout bounds how long the requests still in flight when In
 	// ends may take to be answered before ServeStdio returns (default 10s).
 	DrainTimeout time.Duration
+	// MaxInFlight bounds the requests read and not yet answered (default
+	// 256), and MaxInFlightBytes their lines' bytes together (default 64
+	// MiB); a request past either is answered at once with a -32000
+	// "busy" error and not run. Without them a client could queue
+	// requests (each up to MaxLineBytes, each with its goroutine) faster
+	// than calls end.
+	MaxInFlight      int
+	MaxInFlightBytes int64
 }
+
+// Defaults of StdioOptions' bounds on requests in flight.
+const (
+	DefaultMaxInFlight      = 256
+	DefaultMaxInFlightBytes = 64 << 20
+)
 
 // Stdio returns the stdio transport: o's streams, diagnostics to logger.
 func Stdio(o StdioOptions, logger *slog.Logger) mcp.Transport {
@@ -62,6 +76,12 @@ func (t *stdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if o.DrainTimeout <= 0 {
 		o.DrainTimeout = 10 * time.Second
 	}
+	if o.MaxInFlight <= 0 {
+		o.MaxInFlight = DefaultMaxInFlight
+	}
+	if o.MaxInFlightBytes <= 0 {
+		o.MaxInFlightBytes = DefaultMaxInFlightBytes
+	}
 	c := &stdioConn{
 		opts:     o,
 		logger:   t.logger,
@@ -81,6 +101,7 @@ type flight struct {
 	raw    json.RawMessage // the client's id, when go-sdk sees an internal one
 	method string
 	batch  *stdioBatch
+	bytes  int64 // the request's line (or batch element), counted in flightBytes
 }
 
 // stdioBatch collects the replies to one JSON-RPC batch.
@@ -105,13 +126,14 @@ type stdioConn struct {
 
 	writeMu sync.Mutex // one line at a time on Out, from go-sdk and from the checks
 
-	mu       sync.Mutex
-	inflight map[jsonrpc.ID]*flight // by the id go-sdk sees
-	byRaw    map[string]jsonrpc.ID  // mapped ids: the client's id → the internal one
-	seq      uint64
-	pending  int           // requests read and not yet answered
-	drained  chan struct{} // closed when pending reaches 0, while draining
-	protocol string        // negotiated, learned from the initialize reply
+	mu          sync.Mutex
+	inflight    map[jsonrpc.ID]*flight // by the id go-sdk sees
+	byRaw       map[string]jsonrpc.ID  // mapped ids: the client's id → the internal one
+	seq         uint64
+	pending     int           // requests read and not yet answered
+	flightBytes int64         // their lines' bytes together
+	drained     chan struct{} // closed when pending reaches 0, while draining
+	protocol    string        // negotiated, learned from the initialize reply
 }
 
 // SessionID implements mcp.Connection.
@@ -174,6 +196,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	// Forget the id before the reply leaves: the client may reuse it as
 	// soon as it reads the reply.
 	delete(c.inflight, resp.ID)
+	c.flightBytes -= f.bytes
 	if f.raw != nil {
 		delete(c.byRaw, string(f.raw))
 		data = withID(data, resp.ID, f.raw)

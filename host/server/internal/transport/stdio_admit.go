@@ -11,6 +11,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// CodeBusy answers a request refused because too many are in flight
+// (JSON-RPC's implementation-defined server error range; the HTTP
+// transport's busy answer uses it too).
+const CodeBusy = -32000
+
 // batchesEndIn is the first protocol version without JSON-RPC batches.
 const batchesEndIn = "2025-06-18"
 
@@ -151,6 +156,14 @@ func (c *stdioConn) admit(data []byte, b *stdioBatch, n int) (jsonrpc.Message, [
 	// A call.
 	c.mu.Lock()
 	_, dup := c.inflight[id]
+	busy := ""
+	switch {
+	case c.pending >= c.opts.MaxInFlight:
+		busy = fmt.Sprintf("%d requests are already in flight on stdin", c.pending)
+	case c.flightBytes+int64(len(data)) > c.opts.MaxInFlightBytes:
+		busy = fmt.Sprintf("the requests in flight on stdin hold %d bytes, and this one's %d would pass the limit of %d",
+			c.flightBytes, len(data), c.opts.MaxInFlightBytes)
+	}
 	if class == idMapped {
 		_, dup = c.byRaw[string(idRaw)]
 		if !dup {
@@ -161,6 +174,10 @@ func (c *stdioConn) admit(data []byte, b *stdioBatch, n int) (jsonrpc.Message, [
 	c.mu.Unlock()
 	if dup {
 		return invalid("the id %s is already used by a request in flight", Clip(idRaw))
+	}
+	if busy != "" {
+		return nil, errorReply(replyID, CodeBusy, fmt.Sprintf(
+			"the server is busy: %s; the request on line %d was not run (retry when one is answered)", busy, n))
 	}
 	if class == idMapped {
 		enc, _ := marshalNoEscape(id.Raw())
@@ -177,7 +194,7 @@ func (c *stdioConn) admit(data []byte, b *stdioBatch, n int) (jsonrpc.Message, [
 	// The id as sent, for the guest's context.id (see reqid.go).
 	req.Extra = &mcp.RequestExtra{Header: http.Header{idHeader: {string(idRaw)}}} // idHeader is canonical
 
-	f := &flight{method: method, batch: b}
+	f := &flight{method: method, batch: b, bytes: int64(len(data))}
 	c.mu.Lock()
 	if method == "initialize" {
 		c.protocol = requestedProtocol(members)
@@ -188,6 +205,7 @@ func (c *stdioConn) admit(data []byte, b *stdioBatch, n int) (jsonrpc.Message, [
 	}
 	c.inflight[id] = f
 	c.pending++
+	c.flightBytes += f.bytes
 	if b != nil {
 		b.pending++
 	}
