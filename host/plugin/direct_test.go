@@ -19,7 +19,8 @@ import (
 // CallWithContext and the kernel: its declarations, and each tool called
 // with no arguments and with the differential calls, the same output, or
 // the same error category and message. Both ways run in the same loaded
-// plugin, alternately.
+// plugin, alternately. A call that times out either way is not compared:
+// some fixtures run close to their limit on purpose.
 func TestDirectCallsChangeNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow (about half a minute): runs every module; not with -short")
@@ -31,6 +32,9 @@ func TestDirectCallsChangeNothing(t *testing.T) {
 		out, cerr := p.Invoke(context.Background(), export, input)
 		restore()
 		out2, cerr2 := p.Invoke(context.Background(), export, input)
+		if timedOut(cerr) || timedOut(cerr2) {
+			return out // timing, not what the call does: slow fixtures run near their limit
+		}
 		compared++
 		switch {
 		case (cerr == nil) != (cerr2 == nil):
@@ -67,6 +71,9 @@ func TestDirectCallsChangeNothing(t *testing.T) {
 	}
 	t.Logf("%d answers compared", compared)
 }
+
+// timedOut reports a call stopped at its time limit.
+func timedOut(e *plugin.Error) bool { return e != nil && e.Category == abi.ErrTimeout }
 
 // A direct call allocates what two wazero lookups and the instance cost:
 // the echo's call_tool allocated 120 KB per call through CallWithContext,
