@@ -145,10 +145,7 @@ func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export st
 
 	defer func() {
 		if r := recover(); r != nil {
-			o.err = fmt.Errorf("host panic during call: %v", r)
-			o.rc = 1
-			p.rt.logger.ErrorContext(ctx, "host panic during call: a bug in mcpwasm or its libraries", "plugin", p.cfg.Name,
-				"export", export, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			p.hostPanic(ctx, export, r, &o)
 		}
 		o.stderr = stderr.String()
 		o.memAtMax = mem.hitLimit() || st.growFailed.Load()
@@ -203,6 +200,16 @@ func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export st
 		o.guestMsg = instanceError(ctx, inst)
 	}
 	return out, o
+}
+
+// hostPanic makes a panic on the host's side of a guest call (a bug in
+// mcpwasm or its libraries, recovered by the call) the call's failure, and
+// logs it with its stack.
+func (p *Plugin) hostPanic(ctx context.Context, export string, r any, o *outcome) {
+	o.err = fmt.Errorf("host panic during call: %v", r)
+	o.rc = 1
+	p.rt.logger.ErrorContext(ctx, "host panic during call: a bug in mcpwasm or its libraries", "plugin", p.cfg.Name,
+		"export", export, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 }
 
 // moduleConfig is the guest's view of the world for one call: real clocks,

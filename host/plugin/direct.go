@@ -54,13 +54,22 @@ var extismPlugin = extismFieldsOf(reflect.TypeFor[extism.Plugin](), extism.Runti
 // kernelMatches says the Extism kernel is the one kernel.go and
 // kernelstate.go mirror; with another, every kernel function is the
 // kernel's own.
-var kernelMatches = strings.TrimSpace(extism.RuntimeVersion()) == kernelVersion
+var kernelMatches = kernelMismatch(extism.RuntimeVersion()) == nil
+
+// kernelMismatch says why an Extism kernel of runtimeVersion is not the
+// one mirrored, or nil.
+func kernelMismatch(runtimeVersion string) error {
+	if v := strings.TrimSpace(runtimeVersion); v != kernelVersion { // v1.7.1 reads it from a file, newline and all
+		return fmt.Errorf("the Extism kernel is %q, not %s", v, kernelVersion)
+	}
+	return nil
+}
 
 // extismFieldsOf finds the fields in t, a struct type that should be
 // extism.Plugin v1.7.1's.
 func extismFieldsOf(t reflect.Type, runtimeVersion string) extismFields {
-	if v := strings.TrimSpace(runtimeVersion); v != kernelVersion { // v1.7.1 reads it from a file, newline and all
-		return extismFields{missing: fmt.Errorf("the Extism kernel is %q, not %s", v, kernelVersion)}
+	if err := kernelMismatch(runtimeVersion); err != nil {
+		return extismFields{missing: err}
 	}
 	field := func(in reflect.Type, name string, want reflect.Type) (uintptr, error) {
 		f, ok := in.FieldByName(name)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"sync/atomic"
 
 	extism "github.com/extism/go-sdk"
@@ -109,10 +108,7 @@ func (p *Plugin) readOn(ctx, callCtx context.Context, export string, input []byt
 	li := p.listInst
 	defer func() {
 		if r := recover(); r != nil {
-			o.err = fmt.Errorf("host panic during call: %v", r)
-			o.rc = 1
-			p.rt.logger.ErrorContext(ctx, "host panic during call: a bug in mcpwasm or its libraries", "plugin", p.cfg.Name,
-				"export", export, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+			p.hostPanic(ctx, export, r, &o)
 		}
 		if st.cpu != nil {
 			o.cpu = st.cpu.Used()

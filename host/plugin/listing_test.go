@@ -70,20 +70,28 @@ func loadCold(t *testing.T, rt *plugin.Runtime, name string, data []byte) (*plug
 	return p, rt.LoadStats()
 }
 
+// loadListing loads fixture name cold with a 300 ms limit and reads its
+// list_prompts, which answers: the shared instance is then up.
+func loadListing(t *testing.T, rt *plugin.Runtime, name string) *plugin.Plugin {
+	t.Helper()
+	p, err := rt.Load(context.Background(), plugin.Config{Name: name, Wasm: fixtureBytes(t, name), Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close(context.Background()) })
+	if _, cerr := p.List(context.Background(), abi.ExportListPrompts, []byte(listInput)); cerr != nil {
+		t.Fatal(cerr)
+	}
+	return p
+}
+
 // A read that spins is stopped at its own time limit on the shared
 // instance (and again compiled, List's retry); a read that traps drops the
 // instance, and the next read gets a fresh one, which answers.
 func TestColdReadLimits(t *testing.T) {
 	rt := cachedRuntime(t, "off")
-	p, err := rt.Load(context.Background(), plugin.Config{Name: "spin_list", Wasm: fixtureBytes(t, "spin_list"), Timeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background())
+	p := loadListing(t, rt, "spin_list")
 	ctx := context.Background()
-	if _, cerr := p.List(ctx, abi.ExportListPrompts, []byte(listInput)); cerr != nil {
-		t.Fatal(cerr)
-	}
 	if _, cerr := p.List(ctx, abi.ExportListResources, []byte(listInput)); cerr == nil || cerr.Category != abi.ErrTrap {
 		t.Fatalf("list_resources traps: got %v", cerr)
 	}
@@ -141,15 +149,8 @@ func TestColdReadInstanceReleased(t *testing.T) {
 // interpreter's own 2,000-frame ceiling would allow 32 MB.
 func TestColdListGuard(t *testing.T) {
 	rt := cachedRuntime(t, "off")
-	p, err := rt.Load(context.Background(), plugin.Config{Name: "list_unbounded", Wasm: fixtureBytes(t, "list_unbounded"), Timeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close(context.Background())
+	p := loadListing(t, rt, "list_unbounded")
 	ctx := context.Background()
-	if _, cerr := p.List(ctx, abi.ExportListPrompts, []byte(listInput)); cerr != nil {
-		t.Fatal(cerr)
-	}
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
