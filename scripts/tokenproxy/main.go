@@ -34,14 +34,38 @@ func main() {
 	if token == "" {
 		log.Fatalf("tokenproxy: %s: no token", *tokenFile)
 	}
+	fmt.Fprintf(os.Stderr, "tokenproxy: %s -> %s\n", *listen, u)
+	log.Fatal(http.ListenAndServe(*listen, newProxy(u, token)))
+}
+
+// newProxy returns the proxy to target, adding the token to each request.
+//
+// Each request is served in full duplex. Without it, net/http's server
+// reads the rest of a request's body and closes it as soon as the handler
+// writes the response's header, unless the handler has read it to EOF.
+// ReverseProxy's transport sends a body of known length straight to the
+// socket and only then reads the inbound body once more to see its EOF.
+// A backend that answers as soon as it has the body (go-sdk starts an SSE
+// stream at the first notification, within a millisecond) can have its
+// header copied out before that last read; the read then fails with
+// "invalid Read on closed Body", the transport closes the backend
+// connection, and the client's stream ends without its response: the
+// conformance runner's call then times out after 60 s. It happened to
+// about one test_tool_with_logging call in a thousand, and failed a CI
+// run (TestProxyKeepsEarlyStreams makes the race certain).
+func newProxy(target *url.URL, token string) http.Handler {
 	p := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
-			r.SetURL(u)
+			r.SetURL(target)
 			r.Out.Host = r.In.Host
 			r.Out.Header.Set("Authorization", "Bearer "+token)
 		},
 		FlushInterval: -1,
 	}
-	fmt.Fprintf(os.Stderr, "tokenproxy: %s -> %s\n", *listen, u)
-	log.Fatal(http.ListenAndServe(*listen, p))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+			log.Printf("tokenproxy: full duplex: %v", err)
+		}
+		p.ServeHTTP(w, r)
+	})
 }
