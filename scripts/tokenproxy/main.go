@@ -51,7 +51,7 @@ func main() {
 // "invalid Read on closed Body", the transport closes the backend
 // connection, and the client's stream ends without its response: the
 // conformance runner's call then times out after 60 s. It happened to
-// about one test_tool_with_logging call in a thousand, and failed a CI
+// about one test_tool_with_logging call in 700, and failed a CI
 // run (TestProxyKeepsEarlyStreams makes the race certain).
 func newProxy(target *url.URL, token string) http.Handler {
 	p := &httputil.ReverseProxy{
