@@ -118,6 +118,25 @@ func (p *stdioPeer) expectError(what, id string, code int) {
 	}
 }
 
+// answered reads one reply for each of ids (raw JSON), in any order, and
+// checks that each succeeded and that they answer exactly ids.
+func (p *stdioPeer) answered(what string, ids ...string) {
+	p.t.Helper()
+	got := map[string]bool{}
+	for range ids {
+		r, line := p.next()
+		if r.Error != nil {
+			p.t.Fatalf("%s failed: %s", what, line)
+		}
+		got[string(r.ID)] = true
+	}
+	for _, id := range ids {
+		if !got[id] {
+			p.t.Fatalf("%s: answered %v, want ids %v", what, got, ids)
+		}
+	}
+}
+
 // ping checks the server still answers.
 func (p *stdioPeer) ping(id int) {
 	p.t.Helper()
@@ -207,17 +226,7 @@ func TestStdioDuplicateInFlight(t *testing.T) {
 		p.expectError("duplicate "+id, id, -32600)
 	}
 	srv.Ready()
-	got := map[string]bool{}
-	for range 3 {
-		r, line := p.next()
-		if r.Error != nil {
-			t.Fatalf("first request: %s", line)
-		}
-		got[string(r.ID)] = true
-	}
-	if len(got) != 3 {
-		t.Fatalf("replies = %v", got)
-	}
+	p.answered("a first request", `5`, `"five"`, `5.5`)
 	p.send(call(`5.5`))
 	if r, line := p.next(); string(r.ID) != `5.5` || r.Error != nil {
 		t.Fatalf("id reused after its reply: %s", line)
@@ -398,17 +407,7 @@ func TestStdioInFlightBounded(t *testing.T) {
 			p.send(call(4, c.pad))
 			p.expectError("a fourth request in flight", "4", -32000)
 			srv.Ready()
-			got := map[string]bool{}
-			for range 3 {
-				r, line := p.next()
-				if r.Error != nil {
-					t.Fatalf("a request admitted before the bound failed: %s", line)
-				}
-				got[string(r.ID)] = true
-			}
-			if len(got) != 3 {
-				t.Fatalf("answered %v, want ids 1, 2 and 3", got)
-			}
+			p.answered("a request admitted before the bound", "1", "2", "3")
 			p.send(call(5, c.pad))
 			if r, line := p.next(); string(r.ID) != "5" || r.Error != nil {
 				t.Fatalf("after the others were answered: %s", line)
