@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"math"
 	"net"
 	"net/http"
@@ -14,7 +15,6 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/bearer"
-	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/time/rate"
@@ -206,7 +206,7 @@ func (s *Server) protect(next http.Handler, o AccessOptions) http.Handler {
 				if err != nil {
 					// The reason may quote the client (a JWT's kid): it
 					// goes into a header, the log and the audit log.
-					st.reason = transport.Clip([]byte(err.Error()))
+					st.reason = clip.String(err.Error(), clip.Log)
 				}
 			}
 			return info, err
@@ -333,7 +333,7 @@ func (a *access) limit(w http.ResponseWriter, r *http.Request, info *auth.TokenI
 		case sid != "" && a.sessions[sid] >= a.o.SessionConcurrency:
 			n := a.sessions[sid]
 			a.mu.Unlock()
-			a.refuse(w, r, who, "1", fmt.Sprintf("concurrency limit: %d requests of session %s in progress", n, transport.Clip([]byte(sid))))
+			a.refuse(w, r, who, "1", fmt.Sprintf("concurrency limit: %d requests of session %s in progress", n, clip.String(sid, clip.Log)))
 			return
 		}
 		p.inflight++

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"strings"
 
-	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -48,7 +48,7 @@ func (s *Server) codes(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		res, err, why := encodable(method, req, res, err)
 		if why != "" {
-			s.logger.WarnContext(ctx, "answer could not be encoded; sent a replacement", "method", method, "err", transport.Clip([]byte(why)))
+			s.logger.WarnContext(ctx, "answer could not be encoded; sent a replacement", "method", method, "err", clip.String(why, clip.Log))
 		}
 		return res, err
 	}

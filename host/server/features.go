@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"sync"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
-	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -120,7 +120,7 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 	}
 	if err != nil {
 		// The URI is the client's (and the error may quote it): clipped.
-		s.logger.InfoContext(ctx, "resource read failed", "uri", transport.Clip([]byte(req.Params.URI)), "err", transport.Clip([]byte(err.Error())))
+		s.logger.InfoContext(ctx, "resource read failed", "uri", clip.String(req.Params.URI, clip.Log), "err", clip.String(err.Error(), clip.Log))
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
 	return guestResource(res), nil

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"regexp"
 	"slices"
 	"strings"
@@ -48,7 +49,7 @@ func (s *Server) startRoundTrip(cb *callbacks, req mcp.Request, version, target 
 		// The keys are the client's: log how many, and a few, clipped.
 		some := make([]string, 0, maxLoggedKeys)
 		for _, k := range rt.ignored[:min(len(rt.ignored), maxLoggedKeys)] {
-			some = append(some, transport.Clip([]byte(k)))
+			some = append(some, clip.String(k, clip.Log))
 		}
 		s.logger.Debug("ignoring inputResponses this server did not ask for", "target", target,
 			"count", len(rt.ignored), "keys", some)

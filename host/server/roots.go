@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
-	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -154,7 +154,7 @@ func (s *Server) canonicalRoots(lr *mcp.ListRootsResult) []string {
 			reason = err.Error()
 		}
 		if len(examples) < 4 {
-			examples = append(examples, transport.Clip([]byte(r.URI))+": "+reason)
+			examples = append(examples, clip.String(r.URI, clip.Log)+": "+reason)
 		}
 	}
 	if n := len(lr.Roots) - len(out); n > 0 {

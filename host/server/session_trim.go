@@ -3,10 +3,9 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"slices"
-	"unicode/utf8"
 
-	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -45,7 +44,7 @@ func trimParams(p *mcp.InitializeParams) []string {
 	}
 	if ci := p.ClientInfo; ci != nil {
 		for _, f := range []*string{&ci.Name, &ci.Title, &ci.Version, &ci.WebsiteURL} {
-			*f = clipString(*f, sessionStringBytes)
+			*f = clip.Prefix(*f, sessionStringBytes)
 		}
 		ci.Description = ""
 		ci.Icons = slices.DeleteFunc(ci.Icons, func(ic mcp.Icon) bool {
@@ -84,21 +83,10 @@ func withinBytes[V any](m map[string]V, budget int, prefix string) (map[string]V
 		if cost := len(k) + len(b); err == nil && cost <= budget {
 			kept[k], budget = m[k], budget-cost
 		} else if len(dropped) < 8 {
-			dropped = append(dropped, prefix+transport.Clip([]byte(k)))
+			dropped = append(dropped, prefix+clip.String(k, clip.Log))
 		}
 	}
 	return kept, dropped
-}
-
-// clipString cuts s to at most n bytes, on a rune boundary.
-func clipString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // trimInitializeBody is trimParams for an HTTP initialize request, applied
@@ -181,7 +169,7 @@ func trimRawClientInfo(raw json.RawMessage) json.RawMessage {
 	for _, k := range []string{"name", "title", "version", "websiteUrl"} {
 		var s string
 		if v, ok := info[k]; ok && json.Unmarshal(v, &s) == nil {
-			out[k], _ = json.Marshal(clipString(s, sessionStringBytes))
+			out[k], _ = json.Marshal(clip.Prefix(s, sessionStringBytes))
 		} else if ok {
 			out[k] = v // not a string: go-sdk refuses it
 		}
