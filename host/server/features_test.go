@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -49,11 +51,11 @@ func TestResourcesPromptsCompletion(t *testing.T) {
 			}
 			gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_prompt_with_arguments",
 				Arguments: map[string]string{"arg1": "alpha", "arg2": "beta"}})
-			if err != nil || !strings.Contains(mustJSON(gp.Messages), "alpha") || !strings.Contains(mustJSON(gp.Messages), "beta") {
+			if err != nil || !strings.Contains(servertest.MustJSON(gp.Messages), "alpha") || !strings.Contains(servertest.MustJSON(gp.Messages), "beta") {
 				t.Fatalf("prompts/get: %v %v", gp, err)
 			}
 			gp, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_prompt_with_image"})
-			if err != nil || !strings.Contains(mustJSON(gp.Messages), `"image"`) {
+			if err != nil || !strings.Contains(servertest.MustJSON(gp.Messages), `"image"`) {
 				t.Fatalf("prompts/get image: %v %v", gp, err)
 			}
 
@@ -79,9 +81,9 @@ func TestElicitation(t *testing.T) {
 					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"username": "ada", "email": "ada@example.com"}}, nil
 				},
 			}, era)
-			res := call(t, cs, "test_elicitation", map[string]any{"message": "who are you?"})
-			if res.IsError || !strings.Contains(text(res), "ada@example.com") || asked != 1 {
-				t.Fatalf("elicitation: asked %d, %s", asked, text(res))
+			res := servertest.Call(t, cs, "test_elicitation", map[string]any{"message": "who are you?"})
+			if res.IsError || !strings.Contains(servertest.Text(res), "ada@example.com") || asked != 1 {
+				t.Fatalf("elicitation: asked %d, %s", asked, servertest.Text(res))
 			}
 		})
 	}
@@ -128,9 +130,9 @@ func TestListRootsAndForeignUpdateDropped(t *testing.T) {
 	if err := cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "test://static-text"}); err != nil {
 		t.Fatal(err)
 	}
-	res := call(t, cs, "roots_update", map[string]any{})
-	if res.IsError || !strings.Contains(mustJSON(res.StructuredContent), "file:///home/ada/project") {
-		t.Fatalf("list_roots gave the guest %s", mustJSON(res.StructuredContent))
+	res := servertest.Call(t, cs, "roots_update", map[string]any{})
+	if res.IsError || !strings.Contains(servertest.MustJSON(res.StructuredContent), "file:///home/ada/project") {
+		t.Fatalf("list_roots gave the guest %s", servertest.MustJSON(res.StructuredContent))
 	}
 	if err := cs.Ping(context.Background(), nil); err != nil { // what was sent has been read
 		t.Fatal(err)
@@ -156,8 +158,8 @@ func TestURLElicitationCompleted(t *testing.T) {
 			done <- req.Params.ElicitationID
 		},
 	}, "2025-11-25")
-	if res := call(t, cs, "url_elicit_done", map[string]any{}); res.IsError || text(res) != "done" {
-		t.Fatalf("url_elicit_done: %s", mustJSON(res))
+	if res := servertest.Call(t, cs, "url_elicit_done", map[string]any{}); res.IsError || servertest.Text(res) != "done" {
+		t.Fatalf("url_elicit_done: %s", servertest.MustJSON(res))
 	}
 	select {
 	case id := <-done:
@@ -177,10 +179,10 @@ func TestTemplatesOnlyPlugin(t *testing.T) {
 	ctx := context.Background()
 	lt, err := cs.ListResourceTemplates(ctx, nil)
 	if err != nil || len(lt.ResourceTemplates) != 1 || lt.ResourceTemplates[0].URITemplate != "tpl://notes/{id}" {
-		t.Fatalf("resources/templates/list: %v %s", err, mustJSON(lt))
+		t.Fatalf("resources/templates/list: %v %s", err, servertest.MustJSON(lt))
 	}
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "tpl://notes/1"})
 	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "note" {
-		t.Fatalf("read tpl://notes/1: %v %s", err, mustJSON(rr))
+		t.Fatalf("read tpl://notes/1: %v %s", err, servertest.MustJSON(rr))
 	}
 }

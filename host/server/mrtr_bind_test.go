@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -20,7 +22,7 @@ func modernClientWith(t *testing.T, url, token string) *mcp.ClientSession {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, &mcp.ClientOptions{
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities:   &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}},
-	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: withToken{token}}},
+	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: servertest.WithToken{Token: token}}},
 		&mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	if err != nil {
 		t.Fatal(err)
@@ -33,9 +35,9 @@ func modernClientWith(t *testing.T, url, token string) *mcp.ClientSession {
 // token's holder cannot complete the call with it (the answers it carries
 // are the first principal's), while its own principal can.
 func TestRequestStateBoundToPrincipal(t *testing.T) {
-	toks := staticTokens(t, "alice 0123456789abcdef0123\nbob fedcba9876543210fedc\n")
+	toks := servertest.StaticTokens(t, "alice 0123456789abcdef0123\nbob fedcba9876543210fedc\n")
 	srv, _ := newServer(t, false, loadSpec{name: "sample"})
-	url := serveAccess(t, srv, server.HTTPOptions{Stateless: true, Access: server.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Stateless: true, Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
 	alice := modernClientWith(t, url, "0123456789abcdef0123")
 	bob := modernClientWith(t, url, "fedcba9876543210fedc")
 	ctx := context.Background()

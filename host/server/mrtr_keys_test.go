@@ -8,10 +8,13 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 )
 
 // TestRequestStateFromAnotherKey: a requestState issued by a replica with
@@ -27,7 +30,7 @@ func TestRequestStateFromAnotherKey(t *testing.T) {
 	opts := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities: &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}}
 	stateless := func(srv *server.Server) *mcp.ClientSession {
-		hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{Stateless: true}))
+		hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{Stateless: true}))
 		t.Cleanup(hs.Close)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, opts).Connect(context.Background(),
 			&mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
@@ -38,7 +41,7 @@ func TestRequestStateFromAnotherKey(t *testing.T) {
 		return cs
 	}
 	t.Run("go-sdk client's own round trip, alternating replicas", func(t *testing.T) {
-		ha, hb := a.HTTPHandler(server.HTTPOptions{Stateless: true}), b.HTTPHandler(server.HTTPOptions{Stateless: true})
+		ha, hb := httpserve.Handler(a, httpserve.Options{Stateless: true}), httpserve.Handler(b, httpserve.Options{Stateless: true})
 		var n atomic.Int32
 		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if n.Add(1)%2 == 0 {
@@ -111,7 +114,7 @@ func TestRequestStateReplay(t *testing.T) {
 		if err != nil || res.IsError || res.NeedsInput() {
 			t.Fatalf("use %d of the requestState: %+v %v", i+1, res, err)
 		}
-		got = append(got, mustJSON(res.StructuredContent))
+		got = append(got, servertest.MustJSON(res.StructuredContent))
 	}
 	if got[0] != got[1] {
 		t.Fatalf("a replayed requestState answered differently: %s, then %s", got[0], got[1])

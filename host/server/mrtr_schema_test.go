@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -33,13 +35,13 @@ func TestElicitationAnswerMatchesSchema(t *testing.T) {
 		}
 		return res
 	}
-	if res := retry(map[string]any{"name": 42}); !res.IsError || !strings.Contains(text(res), "does not match requested schema") {
-		t.Fatalf("an answer against the schema: %s, want the guest told it does not match", mustJSON(res))
+	if res := retry(map[string]any{"name": 42}); !res.IsError || !strings.Contains(servertest.Text(res), "does not match requested schema") {
+		t.Fatalf("an answer against the schema: %s, want the guest told it does not match", servertest.MustJSON(res))
 	}
-	if res := retry(map[string]any{}); !res.IsError || !strings.Contains(text(res), "does not match requested schema") {
-		t.Fatalf("an answer without a required field: %s", mustJSON(res))
+	if res := retry(map[string]any{}); !res.IsError || !strings.Contains(servertest.Text(res), "does not match requested schema") {
+		t.Fatalf("an answer without a required field: %s", servertest.MustJSON(res))
 	}
-	if res := retry(map[string]any{"name": "Ada"}); res.IsError || text(res) != "Hello, Ada!" {
-		t.Fatalf("a matching answer: %s", mustJSON(res))
+	if res := retry(map[string]any{"name": "Ada"}); res.IsError || servertest.Text(res) != "Hello, Ada!" {
+		t.Fatalf("a matching answer: %s", servertest.MustJSON(res))
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,7 +26,7 @@ func TestGuestCannotForgeInputRequests(t *testing.T) {
 					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"password": "hunter2"}}, nil
 				},
 			}, era)
-			res := call(t, cs, "forge_input", map[string]any{})
+			res := servertest.Call(t, cs, "forge_input", map[string]any{})
 			if asked.Load() != 0 {
 				t.Fatalf("the client was asked %d times for the guest's forged elicitation", asked.Load())
 			}
@@ -69,8 +71,8 @@ func TestUnsolicitedInputResponsesIgnored(t *testing.T) {
 	if !res.NeedsInput() || res.InputRequests["create_message-0"] == nil {
 		t.Fatalf("answers without requestState: got %+v, want the request asked again", res)
 	}
-	if strings.Contains(mustJSON(res), "evil") {
-		t.Fatalf("the unsolicited answer reached the guest: %s", mustJSON(res))
+	if strings.Contains(servertest.MustJSON(res), "evil") {
+		t.Fatalf("the unsolicited answer reached the guest: %s", servertest.MustJSON(res))
 	}
 }
 
@@ -112,7 +114,7 @@ func TestRequestStateBound(t *testing.T) {
 	if err != nil || res.IsError || res.StructuredContent == nil {
 		t.Fatalf("a proper retry: %+v %v", res, err)
 	}
-	if got := mustJSON(res.StructuredContent); strings.Contains(got, "evil") || !strings.Contains(got, `"model":"m"`) {
+	if got := servertest.MustJSON(res.StructuredContent); strings.Contains(got, "evil") || !strings.Contains(got, `"model":"m"`) {
 		t.Fatalf("the guest got %s, want the answer to the request it made", got)
 	}
 }

@@ -184,6 +184,12 @@ func tokenInfo(req mcp.Request) *auth.TokenInfo {
 	return nil
 }
 
+// Deny records a refusal in the audit log and the server log (at debug
+// level when quiet, else warn); the HTTP edge reports its refusals here.
+func (s *Server) Deny(kind, principal, remote, reason string, quiet bool) {
+	s.deny(kind, principal, remote, reason, quiet)
+}
+
 // deny records a refusal in the audit log and the server log (at debug
 // level when quiet, else warn).
 func (s *Server) deny(kind, principal, remote, reason string, quiet bool, attrs ...slog.Attr) {

@@ -18,6 +18,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/sessiontrim"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -137,6 +138,22 @@ func New(reg *registry.Registry, opts Options) *Server {
 
 // MCP returns the underlying go-sdk server.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Logger returns the server's logger (Options.Logger).
+func (s *Server) Logger() *slog.Logger { return s.logger }
+
+// trimInitialize bounds the initialize params a session keeps before go-sdk
+// stores them (package sessiontrim); what it drops it logs at debug.
+func (s *Server) trimInitialize(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if r, ok := req.(*mcp.ServerRequest[*mcp.InitializeParams]); ok && method == "initialize" && r.Params != nil {
+			if dropped := sessiontrim.Params(r.Params); len(dropped) > 0 {
+				s.logger.DebugContext(ctx, "initialize: kept the session's params within bounds", "dropped", dropped)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
 
 // Ready marks the initial load as finished: list requests, and requests
 // for something no plugin published, stop waiting.

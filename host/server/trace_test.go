@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -37,7 +37,7 @@ func TestTraceparentReachesGuest(t *testing.T) {
 		cs   *mcp.ClientSession
 	}{
 		{"in-memory", connect(t, srv, nil)},
-		{"http-stateless", connectHTTP(t, srv, server.HTTPOptions{Stateless: true})},
+		{"http-stateless", connectHTTP(t, srv, httpserve.Options{Stateless: true})},
 	} {
 		for name, c := range cases {
 			t.Run(tr.name+"/"+name, func(t *testing.T) {

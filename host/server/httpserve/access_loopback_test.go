@@ -1,11 +1,14 @@
-package server_test
+package httpserve_test
 
 import (
 	"net/http"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 )
 
 // TestLoopbackNotRateLimitedByDefault: the default per-IP rate (100/s,
@@ -17,8 +20,8 @@ func TestLoopbackNotRateLimitedByDefault(t *testing.T) {
 	srv := server.New(registry.New(), server.Options{Name: "lo", Features: server.Features{Tools: true}})
 	srv.AddNativeEcho()
 	srv.Ready()
-	limited := func(o server.AccessOptions, header string) int {
-		url := serveAccess(t, srv, server.HTTPOptions{Access: o}) + "/mcp"
+	limited := func(o httpserve.AccessOptions, header string) int {
+		url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: o}) + "/mcp"
 		n := 0
 		for i := 0; i < 400; i++ {
 			req, _ := http.NewRequest(http.MethodGet, url, nil)
@@ -37,13 +40,13 @@ func TestLoopbackNotRateLimitedByDefault(t *testing.T) {
 		}
 		return n
 	}
-	if n := limited(server.AccessOptions{}, ""); n != 0 {
+	if n := limited(httpserve.AccessOptions{}, ""); n != 0 {
 		t.Errorf("a local client, default limits: %d of 400 requests refused with 429, want none", n)
 	}
-	if n := limited(server.AccessOptions{}, "203.0.113.9"); n == 0 {
+	if n := limited(httpserve.AccessOptions{}, "203.0.113.9"); n == 0 {
 		t.Errorf("through a proxy (X-Forwarded-For), default limits: no 429 in 400 requests past a burst of 200")
 	}
-	if n := limited(server.AccessOptions{Rate: 50, Burst: 100}, ""); n == 0 {
+	if n := limited(httpserve.AccessOptions{Rate: 50, Burst: 100}, ""); n == 0 {
 		t.Errorf("a local client under an explicit rate: no 429 in 400 requests past a burst of 100")
 	}
 }

@@ -1,7 +1,10 @@
-package server
+// Package sessiontrim bounds what an MCP session keeps of its initialize
+// request, on both paths a request takes: decoded params (Params, applied by
+// package server's middleware) and, for Streamable HTTP, the raw body before
+// go-sdk reads it (Body, applied by package httpserve).
+package sessiontrim
 
 import (
-	"context"
 	"encoding/json"
 	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"slices"
@@ -11,7 +14,7 @@ import (
 
 // go-sdk keeps a session's initialize params for the session's life, as
 // decoded: a client's 60 KiB of experimental capabilities cost ~300 KiB of
-// maps per idle session. trimInitialize keeps what a session needs, each
+// maps per idle session. Params keeps what a session needs, each
 // part bounded, before go-sdk stores it: the capabilities mcpwasm reads
 // (roots, sampling, elicitation), the extensions a guest may be told of
 // (up to sessionExtensionBytes of them, whole, in name order), experimental
@@ -25,19 +28,8 @@ const (
 	sessionIcons             = 4
 )
 
-func (s *Server) trimInitialize(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if r, ok := req.(*mcp.ServerRequest[*mcp.InitializeParams]); ok && method == "initialize" && r.Params != nil {
-			if dropped := trimParams(r.Params); len(dropped) > 0 {
-				s.logger.DebugContext(ctx, "initialize: kept the session's params within bounds", "dropped", dropped)
-			}
-		}
-		return next(ctx, method, req)
-	}
-}
-
-// trimParams bounds p in place and names what it dropped.
-func trimParams(p *mcp.InitializeParams) []string {
+// Params bounds p in place and names what it dropped.
+func Params(p *mcp.InitializeParams) []string {
 	var dropped []string
 	if len(p.Meta) > 0 {
 		p.Meta, dropped = nil, append(dropped, "_meta")
@@ -89,15 +81,15 @@ func withinBytes[V any](m map[string]V, budget int, prefix string) (map[string]V
 	return kept, dropped
 }
 
-// trimInitializeBody is trimParams for an HTTP initialize request, applied
+// Body is Params for an HTTP initialize request, applied
 // to its body before go-sdk reads it: go-sdk v1.8.0 keeps the request's raw
 // bytes as long as the session (a closure over the request it puts in
 // RequestExtra), so bounding only the decoded params still cost the whole
 // body per idle session. The params keep protocolVersion, and capabilities
-// and clientInfo bounded as trimParams bounds them; anything else (_meta,
+// and clientInfo bounded as Params bounds them; anything else (_meta,
 // unknown members) is dropped. A body that is not one initialize request
 // is returned as it is.
-func trimInitializeBody(body []byte) []byte {
+func Body(body []byte) []byte {
 	var msg map[string]json.RawMessage
 	if json.Unmarshal(body, &msg) != nil || string(msg["method"]) != `"initialize"` {
 		return body

@@ -1,4 +1,4 @@
-package server_test
+package httpserve_test
 
 import (
 	"context"
@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/bearer"
-	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/internal/testissuer"
 )
 
@@ -25,9 +27,9 @@ func TestAuthRefusalReasonClipped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &events{}
-	srv := auditedServer(t, rec)
-	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Verifier: v.Verify}}) + "/mcp"
+	rec := &servertest.Events{}
+	srv := servertest.Audited(t, rec)
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: v.Verify}}) + "/mcp"
 	enc := base64.RawURLEncoding.EncodeToString
 	kid := strings.Repeat("k", 40<<10)
 	token := enc([]byte(`{"alg":"RS256","typ":"JWT","kid":"`+kid+`"}`)) + "." + enc([]byte(`{"sub":"x"}`)) + "." + enc([]byte("sig"))
@@ -35,7 +37,7 @@ func TestAuthRefusalReasonClipped(t *testing.T) {
 	if code != http.StatusUnauthorized {
 		t.Fatalf("%d, want 401", code)
 	}
-	d := rec.denials(audit.DenyAuth)
+	d := rec.Denials(audit.DenyAuth)
 	if len(d) != 1 {
 		t.Fatalf("audit %+v", d)
 	}

@@ -1,4 +1,4 @@
-package server_test
+package httpserve_test
 
 import (
 	"fmt"
@@ -8,8 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 )
 
 // heapAfterGC is the live heap, in bytes.
@@ -29,7 +32,7 @@ func TestIdleSessionMemory(t *testing.T) {
 	srv := server.New(registry.New(), server.Options{Name: "mem", Features: server.Features{Tools: true}})
 	srv.AddNativeEcho()
 	srv.Ready()
-	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{PrincipalSessions: 1000, Rate: -1}}) + "/mcp"
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{PrincipalSessions: 1000, Rate: -1}}) + "/mcp"
 	const sessions = 300
 	blob := strings.Repeat("x", 100)
 	members := func(n int) string {

@@ -1,4 +1,4 @@
-package server_test
+package httpserve_test
 
 import (
 	"bytes"
@@ -6,113 +6,23 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/netip"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
-	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
-	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/internal/testissuer"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// events collects audit events.
-type events struct {
-	mu  sync.Mutex
-	all []audit.Event
-}
-
-func (e *events) log() *audit.Log {
-	l := audit.New(nil, false)
-	l.Observe(func(ev audit.Event) { e.mu.Lock(); e.all = append(e.all, ev); e.mu.Unlock() })
-	return l
-}
-
-// denial returns the denials of a kind recorded so far.
-func (e *events) denials(kind string) []audit.Event {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []audit.Event
-	for _, ev := range e.all {
-		if ev.Kind == audit.KindDenial && ev.Denial == kind {
-			out = append(out, ev)
-		}
-	}
-	return out
-}
-
-// auditedServer loads the echo and nap fixtures (unprefixed) into a server
-// recording to rec.
-func auditedServer(t *testing.T, rec *events) *server.Server {
-	t.Helper()
-	ctx := context.Background()
-	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := registry.New()
-	srv := server.New(reg, server.Options{Name: "test", Audit: rec.log(), Features: server.Features{Tools: true}})
-	for _, name := range []string{"echo", "nap"} {
-		data, err := os.ReadFile(fixture.Path(t, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := rt.Load(ctx, plugin.Config{Name: name, Source: name + ".wasm", Wasm: data})
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv.AddEntry(e)
-	}
-	srv.Ready()
-	t.Cleanup(func() { reg.Close(ctx); rt.Close(ctx) })
-	return srv
-}
-
-// serveAccess runs ServeHTTPOn on a loopback port and returns its base URL.
-func serveAccess(t *testing.T, srv *server.Server, o server.HTTPOptions) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.ServeHTTPOn(ctx, ln, o) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return "http://" + ln.Addr().String()
-}
-
-// withToken adds a bearer token to every request.
-type withToken struct{ token string }
-
-func (w withToken) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+w.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-// clientWith connects go-sdk's client to url sending token.
-func clientWith(url, token string) (*mcp.ClientSession, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: url, HTTPClient: &http.Client{Transport: withToken{token}}}, nil)
-}
 
 // postInit sends a raw initialize with an Authorization header (none if
 // token is empty) and returns the status, WWW-Authenticate and body.
@@ -141,13 +51,13 @@ func TestHTTPOAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &events{}
-	srv := auditedServer(t, rec)
-	base := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Verifier: v.Verify,
+	rec := &servertest.Events{}
+	srv := servertest.Audited(t, rec)
+	base := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: v.Verify,
 		RequiredScopes: []string{"mcp"}, Metadata: bearer.Metadata(mcpResource, iss.URL, []string{"mcp"})}})
 	url := base + "/mcp"
 
-	cs, err := clientWith(url, iss.Sign(t, iss.Claims("alice", mcpResource, "mcp")))
+	cs, err := servertest.ClientWith(url, iss.Sign(t, iss.Claims("alice", mcpResource, "mcp")))
 	if err != nil {
 		t.Fatalf("valid token: %v", err)
 	}
@@ -155,8 +65,8 @@ func TestHTTPOAuth(t *testing.T) {
 	if lt, err := cs.ListTools(context.Background(), nil); err != nil || len(lt.Tools) != 2 {
 		t.Fatalf("tools/list with a valid token: %+v, %v", lt, err)
 	}
-	if res := call(t, cs, "echo", map[string]any{"text": "hi"}); res.IsError {
-		t.Fatalf("echo: %s", text(res))
+	if res := servertest.Call(t, cs, "echo", map[string]any{"text": "hi"}); res.IsError {
+		t.Fatalf("echo: %s", servertest.Text(res))
 	}
 
 	claims := func(k string, val any) map[string]any {
@@ -174,17 +84,17 @@ func TestHTTPOAuth(t *testing.T) {
 		{"alg none", testissuer.Unsigned(t, good), "signature"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			before := len(rec.denials(audit.DenyAuth))
+			before := len(rec.Denials(audit.DenyAuth))
 			code, challenge, _ := postInit(t, url, tc.token)
 			if code != http.StatusUnauthorized || !strings.HasPrefix(challenge, "Bearer ") ||
 				!strings.Contains(challenge, `error="invalid_token"`) || !strings.Contains(challenge, mdURL) {
 				t.Fatalf("status %d, WWW-Authenticate %q; want 401 with an invalid_token challenge naming the metadata", code, challenge)
 			}
-			if cs, err := clientWith(url, tc.token); err == nil {
+			if cs, err := servertest.ClientWith(url, tc.token); err == nil {
 				cs.Close()
 				t.Fatal("go-sdk's client connected")
 			}
-			d := rec.denials(audit.DenyAuth)
+			d := rec.Denials(audit.DenyAuth)
 			if len(d) <= before || !strings.Contains(d[before].Reason, tc.reason) || d[before].Remote == "" {
 				t.Fatalf("audit: %+v, want a denial mentioning %q with the remote address", d[before:], tc.reason)
 			}
@@ -195,7 +105,7 @@ func TestHTTPOAuth(t *testing.T) {
 		if code != http.StatusUnauthorized || strings.Contains(challenge, "error=") || !strings.Contains(challenge, mdURL) {
 			t.Fatalf("status %d, WWW-Authenticate %q; want 401, a challenge without error", code, challenge)
 		}
-		d := rec.denials(audit.DenyAuth)
+		d := rec.Denials(audit.DenyAuth)
 		if d[len(d)-1].Reason != "no bearer token" {
 			t.Fatalf("audit %+v", d[len(d)-1])
 		}
@@ -206,7 +116,7 @@ func TestHTTPOAuth(t *testing.T) {
 			!strings.Contains(challenge, `scope="mcp"`) {
 			t.Fatalf("status %d, WWW-Authenticate %q; want 403 insufficient_scope", code, challenge)
 		}
-		d := rec.denials(audit.DenyAuth)
+		d := rec.Denials(audit.DenyAuth)
 		if last := d[len(d)-1]; last.Principal != "bob" || !strings.Contains(last.Reason, "insufficient scope") {
 			t.Fatalf("audit %+v", last)
 		}
@@ -228,34 +138,22 @@ func TestHTTPOAuth(t *testing.T) {
 	}
 }
 
-// staticTokens writes a tokens file and loads it.
-func staticTokens(t *testing.T, lines string) *bearer.Tokens {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "tokens")
-	os.WriteFile(path, []byte(lines), 0o600)
-	toks, _, err := bearer.LoadTokens(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return toks
-}
-
 // Static tokens: the right one connects and its name is the principal, a
 // wrong or missing one gets 401; a scope policy hides and refuses the
 // tools of a plugin whose scope the token lacks.
 func TestHTTPStaticTokensAndScopes(t *testing.T) {
-	toks := staticTokens(t, "ops 0123456789abcdef0123 echo\nguest fedcba9876543210fedc\n")
-	rec := &events{}
-	srv := auditedServer(t, rec)
+	toks := servertest.StaticTokens(t, "ops 0123456789abcdef0123 echo\nguest fedcba9876543210fedc\n")
+	rec := &servertest.Events{}
+	srv := servertest.Audited(t, rec)
 	srv.RequireScopes(bearer.Policy{Plugins: map[string]string{"echo": "echo"}})
-	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
 
 	for token, who := range map[string]string{"wrong-token-0000000000": "", "": ""} {
 		code, challenge, _ := postInit(t, url, token)
 		if code != http.StatusUnauthorized || !strings.HasPrefix(challenge, "Bearer") {
 			t.Fatalf("token %q: %d %q, want 401 with a Bearer challenge", token, code, challenge)
 		}
-		d := rec.denials(audit.DenyAuth)
+		d := rec.Denials(audit.DenyAuth)
 		if last := d[len(d)-1]; last.Principal != who {
 			t.Fatalf("audit %+v", last)
 		}
@@ -272,7 +170,7 @@ func TestHTTPStaticTokensAndScopes(t *testing.T) {
 		}
 		return strings.Join(n, ",")
 	}
-	ops, err := clientWith(url, "0123456789abcdef0123")
+	ops, err := servertest.ClientWith(url, "0123456789abcdef0123")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,10 +178,10 @@ func TestHTTPStaticTokensAndScopes(t *testing.T) {
 	if got := names(ops); got != "echo,nap" {
 		t.Fatalf("ops sees %q", got)
 	}
-	if res := call(t, ops, "echo", map[string]any{"text": "x"}); res.IsError {
-		t.Fatalf("ops echo: %s", text(res))
+	if res := servertest.Call(t, ops, "echo", map[string]any{"text": "x"}); res.IsError {
+		t.Fatalf("ops echo: %s", servertest.Text(res))
 	}
-	guest, err := clientWith(url, "fedcba9876543210fedc")
+	guest, err := servertest.ClientWith(url, "fedcba9876543210fedc")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +194,7 @@ func TestHTTPStaticTokensAndScopes(t *testing.T) {
 	if !errors.As(err, &rpcErr) || rpcErr.Code != server.CodeForbidden || !strings.Contains(rpcErr.Message, `scope "echo"`) {
 		t.Fatalf("guest calling echo: %v, want error %d naming the scope", err, server.CodeForbidden)
 	}
-	d := rec.denials(audit.DenyAuth)
+	d := rec.Denials(audit.DenyAuth)
 	if last := d[len(d)-1]; last.Principal != "guest" || !strings.Contains(last.Reason, "echo") {
 		t.Fatalf("audit %+v", last)
 	}
@@ -305,10 +203,10 @@ func TestHTTPStaticTokensAndScopes(t *testing.T) {
 // Over its rate, a principal gets 429 with Retry-After, audited with its
 // name; another principal is not affected.
 func TestHTTPRateLimit(t *testing.T) {
-	toks := staticTokens(t, "a 0123456789abcdef0123\nb fedcba9876543210fedc\n")
-	rec := &events{}
-	srv := auditedServer(t, rec)
-	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Verifier: toks.Verify,
+	toks := servertest.StaticTokens(t, "a 0123456789abcdef0123\nb fedcba9876543210fedc\n")
+	rec := &servertest.Events{}
+	srv := servertest.Audited(t, rec)
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify,
 		Rate: 0.001, Burst: 2}}) + "/mcp"
 	for i := range 2 {
 		if code, _, body := postInit(t, url, "0123456789abcdef0123"); code != 200 {
@@ -321,7 +219,7 @@ func TestHTTPRateLimit(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || resp.Header.Get("Retry-After") == "0" {
 		t.Fatalf("third request: %d Retry-After %q %s, want 429 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
-	d := rec.denials(audit.DenyRateLimit)
+	d := rec.Denials(audit.DenyRateLimit)
 	if len(d) != 1 || d[0].Principal != "a" || d[0].Remote == "" {
 		t.Fatalf("audit %+v", d)
 	}
@@ -332,16 +230,16 @@ func TestHTTPRateLimit(t *testing.T) {
 
 // Without authentication, the rate is per client IP.
 func TestHTTPRateLimitPerIP(t *testing.T) {
-	rec := &events{}
-	srv := auditedServer(t, rec)
-	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Rate: 0.001, Burst: 1}}) + "/mcp"
+	rec := &servertest.Events{}
+	srv := servertest.Audited(t, rec)
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1}}) + "/mcp"
 	if code, _, body := postInit(t, url, ""); code != 200 {
 		t.Fatalf("first: %d %s", code, body)
 	}
 	if code, _, _ := postInit(t, url, ""); code != http.StatusTooManyRequests {
 		t.Fatalf("second: %d, want 429", code)
 	}
-	if d := rec.denials(audit.DenyRateLimit); len(d) != 1 || !strings.Contains(d[0].Reason, "ip:127.0.0.1") {
+	if d := rec.Denials(audit.DenyRateLimit); len(d) != 1 || !strings.Contains(d[0].Reason, "ip:127.0.0.1") {
 		t.Fatalf("audit %+v", d)
 	}
 }
@@ -349,9 +247,9 @@ func TestHTTPRateLimitPerIP(t *testing.T) {
 // Authentication comes first: an unauthenticated body over the cap gets
 // 401; an authenticated one 413, answered from its declared length.
 func TestHTTPBodyCapAfterAuth(t *testing.T) {
-	toks := staticTokens(t, "a 0123456789abcdef0123\n")
-	srv := auditedServer(t, &events{})
-	url := serveAccess(t, srv, server.HTTPOptions{MaxBodyBytes: 1024, Access: server.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
+	toks := servertest.StaticTokens(t, "a 0123456789abcdef0123\n")
+	srv := servertest.Audited(t, &servertest.Events{})
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{MaxBodyBytes: 1024, Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
 	big := bytes.Repeat([]byte(" "), 4096)
 	for token, want := range map[string]int{"": 401, "0123456789abcdef0123": 413} {
 		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(big))
@@ -370,10 +268,10 @@ func TestHTTPBodyCapAfterAuth(t *testing.T) {
 // Failed authentications are charged to the client IP: once its bucket is
 // empty, the IP is answered 429 before any token is verified.
 func TestHTTPAuthFailuresLimited(t *testing.T) {
-	toks := staticTokens(t, "a 0123456789abcdef0123\n")
-	rec := &events{}
-	srv := auditedServer(t, rec)
-	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Verifier: toks.Verify,
+	toks := servertest.StaticTokens(t, "a 0123456789abcdef0123\n")
+	rec := &servertest.Events{}
+	srv := servertest.Audited(t, rec)
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify,
 		Rate: 0.001, Burst: 2}}) + "/mcp"
 	for i := range 2 {
 		if code, _, _ := postInit(t, url, "wrong-token-000000000"); code != http.StatusUnauthorized {
@@ -384,7 +282,7 @@ func TestHTTPAuthFailuresLimited(t *testing.T) {
 		!strings.Contains(body, "failed authentications from 127.0.0.1") {
 		t.Fatalf("after 2 failures: %d %s, want 429", code, body)
 	}
-	if d := rec.denials(audit.DenyRateLimit); len(d) != 1 {
+	if d := rec.Denials(audit.DenyRateLimit); len(d) != 1 {
 		t.Fatalf("audit %+v", d)
 	}
 }
@@ -392,10 +290,10 @@ func TestHTTPAuthFailuresLimited(t *testing.T) {
 // A plugin's scope also gates its prompts, resources and templates: left
 // out of the lists, and a get or read is refused with CodeForbidden.
 func TestHTTPScopesGatePromptsAndResources(t *testing.T) {
-	toks := staticTokens(t, "full 0123456789abcdef0123 conf\nnone fedcba9876543210fedc\n")
-	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
+	toks := servertest.StaticTokens(t, "full 0123456789abcdef0123 conf\nnone fedcba9876543210fedc\n")
+	srv, _ := servertest.Load(t, false, server.Options{Name: "test"}, plugin.RuntimeOptions{}, servertest.Spec{Name: "conformance"})
 	srv.RequireScopes(bearer.Policy{Plugins: map[string]string{"conformance": "conf"}})
-	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
 	ctx := context.Background()
 	counts := func(cs *mcp.ClientSession) [4]int {
 		lt, err1 := cs.ListTools(ctx, nil)
@@ -407,7 +305,7 @@ func TestHTTPScopesGatePromptsAndResources(t *testing.T) {
 		}
 		return [4]int{len(lt.Tools), len(lp.Prompts), len(lr.Resources), len(lrt.ResourceTemplates)}
 	}
-	full, err := clientWith(url, "0123456789abcdef0123")
+	full, err := servertest.ClientWith(url, "0123456789abcdef0123")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +316,7 @@ func TestHTTPScopesGatePromptsAndResources(t *testing.T) {
 	if _, err := full.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_simple_prompt"}); err != nil {
 		t.Fatalf("prompt with the scope: %v", err)
 	}
-	none, err := clientWith(url, "fedcba9876543210fedc")
+	none, err := servertest.ClientWith(url, "fedcba9876543210fedc")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,10 +352,10 @@ func TestHTTPTrustedProxies(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	rec := &events{}
-	srv := auditedServer(t, rec)
+	rec := &servertest.Events{}
+	srv := servertest.Audited(t, rec)
 	lb := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Rate: 0.001, Burst: 1, TrustedProxies: lb}}) + "/mcp"
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1, TrustedProxies: lb}}) + "/mcp"
 	for i, c := range []struct {
 		xff  string
 		want int
@@ -473,11 +371,11 @@ func TestHTTPTrustedProxies(t *testing.T) {
 			t.Errorf("request %d (X-Forwarded-For %q): %d, want %d", i, c.xff, got, c.want)
 		}
 	}
-	if d := rec.denials(audit.DenyRateLimit); len(d) != 2 || d[0].Remote != "203.0.113.5" || !strings.Contains(d[0].Reason, "ip:203.0.113.5") {
+	if d := rec.Denials(audit.DenyRateLimit); len(d) != 2 || d[0].Remote != "203.0.113.5" || !strings.Contains(d[0].Reason, "ip:203.0.113.5") {
 		t.Fatalf("audit %+v", d)
 	}
 
-	plain := serveAccess(t, auditedServer(t, &events{}), server.HTTPOptions{Access: server.AccessOptions{Rate: 0.001, Burst: 1}}) + "/mcp"
+	plain := servertest.ServeHTTP(t, servertest.Audited(t, &servertest.Events{}), httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1}}) + "/mcp"
 	if a, b := post(plain, "203.0.113.5"), post(plain, "203.0.113.6"); a != 200 || b != 429 {
 		t.Fatalf("untrusted X-Forwarded-For was believed: %d %d", a, b)
 	}

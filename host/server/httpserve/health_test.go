@@ -1,4 +1,4 @@
-package server_test
+package httpserve_test
 
 import (
 	"net/http"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 )
 
 // /readyz: 503 "loading" until Ready, 200 after (a failed plugin is named
@@ -15,7 +16,7 @@ import (
 // stopping; /healthz is 200 throughout; both refuse anything but GET/HEAD.
 func TestReadiness(t *testing.T) {
 	srv := server.New(registry.New(), server.Options{})
-	h := srv.HealthHandler()
+	h := httpserve.HealthHandler(srv)
 	check := func(method, path string, code int, body string) {
 		t.Helper()
 		w := httptest.NewRecorder()

@@ -1,4 +1,4 @@
-package server_test
+package httpserve_test
 
 import (
 	"io"
@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/audit"
-	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 )
 
 // The limits are the endpoint's, not each route's: failed authentications
@@ -16,11 +18,11 @@ import (
 // round), and a principal's rate is one bucket across routes, so adding
 // a route does not multiply what a client may try.
 func TestHTTPLimitsSharedAcrossRoutes(t *testing.T) {
-	toks := staticTokens(t, "a 0123456789abcdef0123\n")
-	srv := auditedServer(t, &events{})
+	toks := servertest.StaticTokens(t, "a 0123456789abcdef0123\n")
+	srv := servertest.Audited(t, &servertest.Events{})
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "metrics\n") })
-	base := serveAccess(t, srv, server.HTTPOptions{Routes: map[string]http.Handler{"/metrics": ok},
-		Access: server.AccessOptions{Verifier: toks.Verify, Rate: 0.001, Burst: 2}})
+	base := servertest.ServeHTTP(t, srv, httpserve.Options{Routes: map[string]http.Handler{"/metrics": ok},
+		Access: httpserve.AccessOptions{Verifier: toks.Verify, Rate: 0.001, Burst: 2}})
 	get := func(path, token string) (int, string) {
 		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -41,11 +43,11 @@ func TestHTTPLimitsSharedAcrossRoutes(t *testing.T) {
 
 // A principal's rate bucket is one for all routes.
 func TestHTTPRateSharedAcrossRoutes(t *testing.T) {
-	toks := staticTokens(t, "a 0123456789abcdef0123\n")
-	srv := auditedServer(t, &events{})
+	toks := servertest.StaticTokens(t, "a 0123456789abcdef0123\n")
+	srv := servertest.Audited(t, &servertest.Events{})
 	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "metrics\n") })
-	base := serveAccess(t, srv, server.HTTPOptions{Routes: map[string]http.Handler{"/metrics": ok},
-		Access: server.AccessOptions{Verifier: toks.Verify, Rate: 0.001, Burst: 2}})
+	base := servertest.ServeHTTP(t, srv, httpserve.Options{Routes: map[string]http.Handler{"/metrics": ok},
+		Access: httpserve.AccessOptions{Verifier: toks.Verify, Rate: 0.001, Burst: 2}})
 	get := func(path string) int {
 		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
 		req.Header.Set("Authorization", "Bearer 0123456789abcdef0123")
@@ -68,10 +70,10 @@ func TestHTTPRateSharedAcrossRoutes(t *testing.T) {
 // key an IPv6 client by its /64: a new address in the same /64 does not
 // get a fresh bucket. The audit log keeps the full address.
 func TestHTTPRateLimitIPv6Prefix(t *testing.T) {
-	rec := &events{}
-	srv := auditedServer(t, rec)
+	rec := &servertest.Events{}
+	srv := servertest.Audited(t, rec)
 	lb := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Rate: 0.001, Burst: 1, TrustedProxies: lb}}) + "/mcp"
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1, TrustedProxies: lb}}) + "/mcp"
 	post := func(xff string) int {
 		req := initRequest(t, url, "")
 		req.Header.Set("X-Forwarded-For", xff)
@@ -94,7 +96,7 @@ func TestHTTPRateLimitIPv6Prefix(t *testing.T) {
 			t.Errorf("request %d (from %s): %d, want %d", i, c.xff, got, c.want)
 		}
 	}
-	if d := rec.denials(audit.DenyRateLimit); len(d) != 2 || d[0].Remote != "2001:db8:1:2::ffff" || !strings.Contains(d[0].Reason, "2001:db8:1:2::/64") {
+	if d := rec.Denials(audit.DenyRateLimit); len(d) != 2 || d[0].Remote != "2001:db8:1:2::ffff" || !strings.Contains(d[0].Reason, "2001:db8:1:2::/64") {
 		t.Fatalf("audit %+v", d)
 	}
 }

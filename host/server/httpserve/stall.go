@@ -1,4 +1,4 @@
-package server
+package httpserve
 
 import (
 	"net/http"
@@ -13,7 +13,7 @@ import (
 // would hold a guest (and its concurrency slot) past the guest's timeout,
 // or stall a broadcast for everyone, until it hangs up. The server has no
 // WriteTimeout (it would cut long streams), so each write gets its own
-// deadline instead: a write that cannot proceed for HTTPOptions.WriteStall
+// deadline instead: a write that cannot proceed for Options.WriteStall
 // fails, go-sdk drops the stream, and the writer goes on.
 
 // stallWriter sets a write deadline before each write and flush.

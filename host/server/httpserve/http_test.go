@@ -1,4 +1,4 @@
-package server_test
+package httpserve_test
 
 import (
 	"bufio"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -59,7 +60,7 @@ func do(t *testing.T, req *http.Request) (*http.Response, string) {
 // A foreign Origin is refused on GET too: the SSE stream carries the
 // session's messages.
 func TestHTTPGetForeignOriginRefused(t *testing.T) {
-	hs := httptest.NewServer(bareServer(t).HTTPHandler(server.HTTPOptions{}))
+	hs := httptest.NewServer(httpserve.Handler(bareServer(t), httpserve.Options{}))
 	t.Cleanup(hs.Close)
 	resp, _ := do(t, initRequest(t, hs.URL, ""))
 	sid := resp.Header.Get("Mcp-Session-Id")
@@ -89,7 +90,7 @@ func TestHTTPGetForeignOriginRefused(t *testing.T) {
 // loopback rule does not apply (a request that did not come through a
 // loopback listener, as on a public bind).
 func TestHTTPAllowedHosts(t *testing.T) {
-	h := bareServer(t).HTTPHandler(server.HTTPOptions{AllowedHosts: []string{"mcp.example.com"}})
+	h := httpserve.Handler(bareServer(t), httpserve.Options{AllowedHosts: []string{"mcp.example.com"}})
 	serve := func(host string) int {
 		req := initRequest(t, "http://"+host+"/mcp", "")
 		rec := httptest.NewRecorder()
@@ -118,7 +119,7 @@ func TestHTTPAllowedHosts(t *testing.T) {
 // Sessions are capped; a session that ends frees its place.
 func TestHTTPSessionCap(t *testing.T) {
 	srv := bareServer(t)
-	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{MaxSessions: 2}))
+	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{MaxSessions: 2}))
 	t.Cleanup(hs.Close)
 	connect := func() (*mcp.ClientSession, error) {
 		return mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).
@@ -162,7 +163,7 @@ func TestHTTPSessionCap(t *testing.T) {
 // A session keeps its initialize params: large ones are refused.
 func TestHTTPInitializeParamsCapped(t *testing.T) {
 	srv := bareServer(t)
-	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{}))
+	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{}))
 	t.Cleanup(hs.Close)
 	pad := `,"pad":"` + strings.Repeat("x", 100<<10) + `"`
 	resp, body := do(t, initRequest(t, hs.URL, pad))
@@ -206,7 +207,7 @@ func status(c net.Conn, wait time.Duration) int {
 // A declared length over the limit is answered 413 without waiting for the
 // body.
 func TestHTTPBodyTooLargeAnsweredBeforeReading(t *testing.T) {
-	hs := httptest.NewServer(bareServer(t).HTTPHandler(server.HTTPOptions{MaxBodyBytes: 1 << 20}))
+	hs := httptest.NewServer(httpserve.Handler(bareServer(t), httpserve.Options{MaxBodyBytes: 1 << 20}))
 	t.Cleanup(hs.Close)
 	c := rawPost(t, hs.Listener.Addr().String(), 10<<20, "")
 	if got := status(c, 10*time.Second); got != http.StatusRequestEntityTooLarge {
@@ -217,7 +218,7 @@ func TestHTTPBodyTooLargeAnsweredBeforeReading(t *testing.T) {
 // The bytes of bodies in flight are bounded: while one request holds most
 // of the budget, another that does not fit is refused with 503.
 func TestHTTPBodyBytesInFlightBounded(t *testing.T) {
-	hs := httptest.NewServer(bareServer(t).HTTPHandler(server.HTTPOptions{MaxBodyBytes: 1 << 20, MaxBodyBytesInFlight: 1 << 20}))
+	hs := httptest.NewServer(httpserve.Handler(bareServer(t), httpserve.Options{MaxBodyBytes: 1 << 20, MaxBodyBytesInFlight: 1 << 20}))
 	t.Cleanup(hs.Close)
 	addr := hs.Listener.Addr().String()
 	deadline := time.Now().Add(10 * time.Second)
@@ -241,7 +242,7 @@ func TestHTTPBodyBytesInFlightBounded(t *testing.T) {
 
 // A body trickling in is cut once it falls behind the minimum rate.
 func TestHTTPSlowBodyCut(t *testing.T) {
-	hs := httptest.NewServer(bareServer(t).HTTPHandler(server.HTTPOptions{BodyGrace: 300 * time.Millisecond, MinBodyRate: 1 << 10}))
+	hs := httptest.NewServer(httpserve.Handler(bareServer(t), httpserve.Options{BodyGrace: 300 * time.Millisecond, MinBodyRate: 1 << 10}))
 	t.Cleanup(hs.Close)
 	c := rawPost(t, hs.Listener.Addr().String(), 4096, "{")
 	stop := make(chan struct{})
@@ -263,16 +264,16 @@ func TestHTTPSlowBodyCut(t *testing.T) {
 	}
 }
 
-// serveOn runs ServeHTTPOn on a loopback port until the test ends.
-func serveOn(t *testing.T, o server.HTTPOptions) string {
+// serveOn runs httpserve.Serve on a loopback port until the test ends.
+func serveOn(t *testing.T, o httpserve.Options) string {
 	t.Helper()
-	ln, err := server.ListenHTTP("127.0.0.1:0")
+	ln, err := httpserve.Listen("127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- bareServer(t).ServeHTTPOn(ctx, ln, o) }()
+	go func() { done <- httpserve.Serve(ctx, bareServer(t), ln, o) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return ln.Addr().String()
 }
@@ -284,7 +285,7 @@ func get404(t *testing.T, c net.Conn) {
 
 // An idle keep-alive connection is closed.
 func TestHTTPIdleConnectionClosed(t *testing.T) {
-	addr := serveOn(t, server.HTTPOptions{IdleTimeout: 300 * time.Millisecond})
+	addr := serveOn(t, httpserve.Options{IdleTimeout: 300 * time.Millisecond})
 	c, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
@@ -305,7 +306,7 @@ func TestHTTPIdleConnectionClosed(t *testing.T) {
 
 // At most MaxConns connections are served: the next waits for a free one.
 func TestHTTPConnectionCap(t *testing.T) {
-	addr := serveOn(t, server.HTTPOptions{MaxConns: 1})
+	addr := serveOn(t, httpserve.Options{MaxConns: 1})
 	c1, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)

@@ -1,12 +1,15 @@
-package server_test
+package httpserve_test
 
 import (
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 )
 
 // TestRepeatedHeadersRefused: a request with two Authorization headers was
@@ -15,11 +18,11 @@ import (
 // would disagree. Two Authorization, Mcp-Session-Id or MCP-Protocol-Version
 // headers now get 400, and a single valid token still gets in.
 func TestRepeatedHeadersRefused(t *testing.T) {
-	toks := staticTokens(t, "bob 0123456789abcdef0123\nalice fedcba9876543210fedc\n")
+	toks := servertest.StaticTokens(t, "bob 0123456789abcdef0123\nalice fedcba9876543210fedc\n")
 	srv := server.New(registry.New(), server.Options{Name: "dup", Features: server.Features{Tools: true}})
 	srv.AddNativeEcho()
 	srv.Ready()
-	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
 
 	send := func(headers [][2]string) (int, string) {
 		req := initRequest(t, url, "")

@@ -1,25 +1,27 @@
-package server
+package httpserve
 
 import (
 	"context"
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server"
 )
 
 // POSTs in flight are capped per session and per principal (429 with
 // Retry-After); a GET stream is not counted; a finished request frees its
 // place.
 func TestAccessConcurrencyCaps(t *testing.T) {
-	srv := New(registry.New(), Options{})
+	srv := server.New(registry.New(), server.Options{})
 	entered := make(chan struct{})
 	release := make(chan struct{})
-	h := srv.protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := protect(srv, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		entered <- struct{}{}
 		<-release
 	}), AccessOptions{Rate: -1, SessionConcurrency: 1, PrincipalConcurrency: 2})
@@ -73,7 +75,7 @@ func TestCheckExposure(t *testing.T) {
 		{"192.0.2.7:8080", AccessOptions{}, false},
 		{"0.0.0.0:8080", AccessOptions{InsecureNoAuth: true}, true},
 		{"0.0.0.0:8080", verifier(), true},
-		{":8080", AccessOptions{}, true}, // ListenHTTP's default host is 127.0.0.1
+		{":8080", AccessOptions{}, true}, // Listen's default host is 127.0.0.1
 	} {
 		err := CheckExposure(tc.addr, tc.o)
 		if (err == nil) != tc.ok {
@@ -94,9 +96,9 @@ func (bearerStub) verify(context.Context, string, *http.Request) (*auth.TokenInf
 
 // A session id is the client's: a refusal quotes it clipped, not whole.
 func TestAccessRefusalClipsSessionID(t *testing.T) {
-	srv := New(registry.New(), Options{})
+	srv := server.New(registry.New(), server.Options{})
 	entered, release := make(chan struct{}), make(chan struct{})
-	h := srv.protect(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := protect(srv, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		entered <- struct{}{}
 		<-release
 	}), AccessOptions{Rate: -1, SessionConcurrency: 1, PrincipalConcurrency: 8})

@@ -1,6 +1,6 @@
 //go:build unix
 
-package server_test
+package httpserve_test
 
 import (
 	"context"
@@ -11,8 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,8 +29,8 @@ func TestStalledReaderDoesNotHoldTheGuest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow (about 40 s): floods a stalled reader; not with -short")
 	}
-	srv, _ := newServerWith(t, false, server.Options{Name: "test", NotificationsPerCall: 10000}, plugin.RuntimeOptions{},
-		loadSpec{name: "notify_flood", cfg: plugin.Config{Timeout: 10 * time.Second, Concurrency: 1}})
+	srv, _ := servertest.Load(t, false, server.Options{Name: "test", NotificationsPerCall: 10000}, plugin.RuntimeOptions{},
+		servertest.Spec{Name: "notify_flood", Cfg: plugin.Config{Timeout: 10 * time.Second, Concurrency: 1}})
 	// Small socket buffers (accepted sockets inherit the listener's), so
 	// that the 10,000 progress notifications cannot all fit in them.
 	small := func(_, _ string, c syscall.RawConn) error {
@@ -42,10 +45,10 @@ func TestStalledReaderDoesNotHoldTheGuest(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- srv.ServeHTTPOn(ctx, ln, server.HTTPOptions{WriteStall: 500 * time.Millisecond}) }()
+	go func() { served <- httpserve.Serve(ctx, srv, ln, httpserve.Options{WriteStall: 500 * time.Millisecond}) }()
 	t.Cleanup(func() { cancel(); <-served })
 	base := "http://" + ln.Addr().String()
-	good, err := clientWith(base+"/mcp", "")
+	good, err := servertest.ClientWith(base+"/mcp", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +56,7 @@ func TestStalledReaderDoesNotHoldTheGuest(t *testing.T) {
 
 	// The stalled client: its own session, a tiny receive buffer, a call
 	// with a progress token whose answer it never reads.
-	stalled, err := clientWith(base+"/mcp", "")
+	stalled, err := servertest.ClientWith(base+"/mcp", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +83,7 @@ func TestStalledReaderDoesNotHoldTheGuest(t *testing.T) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the good client never got the plugin's slot back from the stalled one: %v %s", err, mustJSON(res))
+			t.Fatalf("the good client never got the plugin's slot back from the stalled one: %v %s", err, servertest.MustJSON(res))
 		}
 	}
 }
