@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"sync"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"

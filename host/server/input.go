@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/registry"

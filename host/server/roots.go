@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"net/url"
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"

@@ -12,17 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// CodeForbidden is the JSON-RPC error code of a request refused because
-// the caller's token lacks the scope its target needs. It is an
-// application code, outside the range JSON-RPC reserves (-32768 to
-// -32000): protocol 2026-07-28 gives -32020 to -32099 to the MCP
-// specification (HeaderMismatch -32020, MissingRequiredClientCapability
-// -32021, UnsupportedProtocolVersion -32022, URLElicitationRequired
-// -32042) and leaves -32000 to -32019 to SDKs (go-sdk reads -32003/-32004
-// as a closed connection), so -32030, used before, was the
-// specification's to allocate. 403 echoes HTTP's Forbidden.
-const CodeForbidden = -31403
-
 // RequireScopes applies a scope policy to authenticated requests. What a
 // token lacks the scope for is left out of the lists (tools, prompts,
 // resources, resource templates) and a request for it (tools/call,

@@ -5,8 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -243,9 +244,6 @@ func taskError(id string, err error) error {
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task store: " + err.Error()}
 }
-
-// codeOverload is mcpwasm's code for rate limits and overload.
-const codeOverload = -32000
 
 func (s *Server) tasksGet(ctx context.Context, ss *mcp.ServerSession, p *taskParams) (*detailedTask, error) {
 	r, err := s.tasks.Get(ctx, principalFromContext(ctx), p.TaskID)

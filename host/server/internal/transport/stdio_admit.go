@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"net/http"
 	"strconv"
+
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
