@@ -116,7 +116,7 @@ func (g *httpGuard) serveBody(w http.ResponseWriter, r *http.Request) {
 				fmt.Sprintf("the server is at its limit of %d sessions; retry later", g.o.MaxSessions))
 			return
 		}
-		claim := sessionClaimOf(r.Context()) // the principal's share (access.go)
+		claim := sessionClaimOf(r.Context()) // the principal's share (limits.go)
 		if msg := claim.take(); msg != "" {
 			g.release()
 			w.Header().Set("Retry-After", "5")

@@ -1,21 +1,19 @@
 package server
 
 import (
-	"bytes"
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
+	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -49,26 +47,6 @@ type roundTrip struct {
 	// ignored lists the inputResponses keys the last round did not issue:
 	// answers nobody asked for are never handed to a guest.
 	ignored []string
-}
-
-// maxRequestState bounds the answers carried between round trips.
-const maxRequestState = 1 << 20
-
-// stateLifetime bounds how long a client may take to answer.
-const stateLifetime = 15 * time.Minute
-
-// roundState is what requestState carries, signed: the answers gathered so
-// far, and what binds them to one request — what was called, its
-// arguments, who asked (the authenticated principal), the requests issued
-// in the last round (id to method), a nonce and an expiry.
-type roundState struct {
-	What    string                     `json:"what"`
-	Args    string                     `json:"args"`
-	Who     string                     `json:"who,omitempty"`
-	Issued  map[string]string          `json:"issued"`
-	Answers map[string]json.RawMessage `json:"answers"`
-	Nonce   string                     `json:"nonce"`
-	Expires int64                      `json:"exp"` // Unix seconds
 }
 
 var errInputRequired = errors.New("input required from the client")
@@ -155,20 +133,6 @@ func (rt *roundTrip) argsKey() string {
 		rt.args = argsHash(rt.rawArgs)
 	}
 	return rt.args
-}
-
-// argsHash identifies a call's arguments whatever their key order or
-// spacing.
-func argsHash(args json.RawMessage) string {
-	var v any
-	d := json.NewDecoder(bytes.NewReader(args))
-	d.UseNumber()
-	canonical := []byte("{}")
-	if d.Decode(&v) == nil && v != nil {
-		canonical, _ = json.Marshal(v)
-	}
-	sum := sha256.Sum256(canonical)
-	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // inputRequest decodes a guest's request of one kind: a host function's
@@ -362,83 +326,73 @@ func (rt *roundTrip) ask(id string, req mcp.InputRequest) (*mcp.CallToolResult, 
 	return res, nil
 }
 
-// guestResult keeps what a guest may say in a tool result: content,
-// structured content, isError and its own _meta keys. inputRequests,
-// requestState and resultType are the server's to set (go-sdk would send a
-// guest's inputRequests to the client as the server's own requests), and
-// _meta keys under a reserved prefix are MCP's.
-func guestResult(res *mcp.CallToolResult) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Meta: guestMeta(res.Meta), Content: res.Content,
-		StructuredContent: res.StructuredContent, IsError: res.IsError}
-}
+// Targets name what a round trip's requestState is bound to.
+func toolTarget(name string) string { return fmt.Sprintf("tool %q", name) }
 
-// guestPrompt and guestResource do the same for prompts/get and
-// resources/read results.
-func guestPrompt(res *mcp.GetPromptResult) *mcp.GetPromptResult {
-	return &mcp.GetPromptResult{Meta: guestMeta(res.Meta), Description: res.Description, Messages: res.Messages}
-}
+func promptTarget(name string) string { return fmt.Sprintf("prompt %q", name) }
 
-func guestResource(res *mcp.ReadResourceResult) *mcp.ReadResourceResult {
-	return &mcp.ReadResourceResult{Meta: guestMeta(res.Meta), Cacheable: res.Cacheable, Contents: res.Contents}
-}
+func resourceTarget(uri string) string { return fmt.Sprintf("resource %q", uri) }
 
-func guestMeta(m mcp.Meta) mcp.Meta {
-	var out mcp.Meta
-	for k, v := range m {
-		if !reservedMetaKey(k) {
-			if out == nil {
-				out = mcp.Meta{}
-			}
-			out[k] = v
+// startRoundTrip gives cb a round trip for a 2026-07-28 request (and leaves
+// older ones alone): stop, the request's cancel function, ends the guest
+// when it needs input. A requestState that does not open, or belongs to
+// another request or another principal (req's token), is an
+// invalid-params error.
+func (s *Server) startRoundTrip(cb *callbacks, req mcp.Request, version, target string, args json.RawMessage,
+	responses mcp.InputResponseMap, state string, stop context.CancelFunc) error {
+	if version < modernProtocol {
+		return nil
+	}
+	var who string
+	if info := tokenInfo(req); info != nil {
+		who = info.UserID
+	}
+	rt, err := newRoundTrip(target, who, args, responses, state, s.stateKey, stop)
+	if err != nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	if len(rt.ignored) > 0 {
+		// The keys are the client's: log how many, and a few, clipped.
+		some := make([]string, 0, maxLoggedKeys)
+		for _, k := range rt.ignored[:min(len(rt.ignored), maxLoggedKeys)] {
+			some = append(some, clip.String(k, clip.Log))
 		}
+		s.logger.Debug("ignoring inputResponses this server did not ask for", "target", target,
+			"count", len(rt.ignored), "keys", some)
 	}
-	return out
+	cb.roundTrip = rt
+	return nil
 }
 
-// reservedMetaKey reports whether a _meta key's prefix may be reserved for
-// MCP. The specification reserves any prefix of zero or more labels, then
-// "modelcontextprotocol" or "mcp", then any label (modelcontextprotocol.io/,
-// mcp.dev/, api.modelcontextprotocol.org/, tools.mcp.com/), and uses
-// reverse-DNS keys itself (io.modelcontextprotocol/): a prefix with either
-// label anywhere is treated as reserved, which strips a little more from
-// guest output than the letter of the rule, never less.
-func reservedMetaKey(k string) bool {
-	prefix, _, ok := strings.Cut(k, "/")
-	if !ok {
-		return false
+// maxLoggedKeys is how many of a request's unsolicited inputResponses keys
+// are logged.
+const maxLoggedKeys = 8
+
+// roundTripNeeded reports the input a 2026-07-28 read or prompt must ask
+// the client for before it can finish, if any.
+func (g *guestCall) roundTripNeeded() (mcp.InputRequestMap, string, error) {
+	if g.cb == nil {
+		return nil, "", nil
 	}
-	labels := strings.Split(prefix, ".")
-	for _, l := range labels {
-		if strings.EqualFold(l, "modelcontextprotocol") || strings.EqualFold(l, "mcp") {
-			return true
-		}
-	}
-	return false
+	return g.cb.roundTrip.state()
 }
 
-// requestState travels through the client, so it is signed: the client may
-// answer a request as it likes, but cannot invent answers to requests the
-// server never made, or replay another call's state.
-func sealState(key, state []byte) string {
-	mac := hmac.New(sha256.New, key)
-	mac.Write(state)
-	return base64.RawURLEncoding.EncodeToString(state) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
-}
-
-func openState(key []byte, sealed string) ([]byte, error) {
-	body, sig, ok := strings.Cut(sealed, ".")
-	if !ok || len(body) > 2*maxRequestState {
-		return nil, errors.New("malformed")
+// pendingOutcome is the input-required outcome of a run whose guest asked
+// for what it was not given.
+func pendingOutcome(rt *roundTrip) tasks.Outcome {
+	rt.mu.Lock()
+	pending := rt.pending
+	rt.mu.Unlock()
+	if pending == nil {
+		return tasks.Outcome{}
 	}
-	state, err1 := base64.RawURLEncoding.DecodeString(body)
-	got, err2 := base64.RawURLEncoding.DecodeString(sig)
-	if err1 != nil || err2 != nil {
-		return nil, errors.New("malformed")
+	b, err := json.Marshal(pending)
+	var inputs map[string]json.RawMessage
+	if err == nil {
+		err = json.Unmarshal(b, &inputs)
 	}
-	mac := hmac.New(sha256.New, key)
-	mac.Write(state)
-	if !hmac.Equal(got, mac.Sum(nil)) {
-		return nil, errors.New("bad signature")
+	if err != nil {
+		return tasks.Outcome{Err: &tasks.Error{Code: jsonrpc.CodeInternalError, Message: "could not encode the input requests: " + err.Error()}}
 	}
-	return state, nil
+	return tasks.Outcome{Inputs: inputs}
 }
