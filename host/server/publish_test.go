@@ -186,3 +186,32 @@ func TestTemplatesOnlyPlugin(t *testing.T) {
 		t.Fatalf("read tpl://notes/1: %v %s", err, servertest.MustJSON(rr))
 	}
 }
+
+// TestPublishRemoveWithdrawsEveryKind: a plugin removed from the registry
+// and published so is withdrawn from every list — tools, resources,
+// resource templates and prompts (declKinds) — and another plugin's stay.
+func TestPublishRemoveWithdrawsEveryKind(t *testing.T) {
+	srv, reg := newServer(t, false, loadSpec{name: "conformance"}, loadSpec{name: "echo"})
+	before, _ := allPages(t, connect(t, srv, nil))
+	for _, list := range []string{"tools", "resources", "templates", "prompts"} {
+		if len(before[list]) == 0 {
+			t.Fatalf("conformance serves no %s: cannot tell", list)
+		}
+	}
+	conf, ok := reg.Lookup("test_simple_text")
+	if !ok {
+		t.Fatal("test_simple_text not served")
+	}
+	if refused := srv.Publish(reg.Remove(conf.Plugin)); len(refused) > 0 {
+		t.Fatal(refused[0].Err)
+	}
+	after, _ := allPages(t, connect(t, srv, nil))
+	for _, list := range []string{"resources", "templates", "prompts"} {
+		if len(after[list]) != 0 {
+			t.Errorf("%s still listed after the plugin was removed: %v", list, after[list])
+		}
+	}
+	if len(after["tools"]) != 1 || after["tools"][0] != "echo" {
+		t.Errorf("tools after removing conformance: %v, want [echo]", after["tools"])
+	}
+}
