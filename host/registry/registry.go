@@ -73,7 +73,7 @@ type Tool struct {
 // ranks after every other, so it never takes a name from one that serves;
 // a replacement (Replace) takes its predecessor's rank; a plugin's own
 // refreshed lists (Refresh) never displace another plugin. Which names a
-// plugin still loading could take is MayExpose.
+// plugin still loading could take is Contested (pending.go).
 type Registry struct {
 	mu        sync.RWMutex
 	tools     map[string]*Tool
@@ -82,6 +82,7 @@ type Registry struct {
 	templates map[string]*Template
 	cands     []*candidate // sorted by rank
 	nextRank  int
+	loading   map[int]Pending // plugins still loading, by rank (pending.go)
 }
 
 // candidate is a plugin whose declarations were read, served or not.
