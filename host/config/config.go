@@ -186,6 +186,7 @@ func Load(path string) (*Config, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	c.File = path
+	c.resolvePaths()
 	return c, nil
 }
 

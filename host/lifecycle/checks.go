@@ -46,7 +46,7 @@ func (c ServeChecks) run(ctx context.Context, cfg *config.Config) (problems []er
 			problems = append(problems, fmt.Errorf("%s %q: %v", a.flag, a.addr, err))
 		}
 	}
-	if _, err := stateKey(c.KeyFile, cfg.Server.StateKeyFile, cfg.File, quiet); err != nil {
+	if _, err := stateKey(c.KeyFile, cfg.Server.StateKeyFile, quiet); err != nil {
 		problems = append(problems, err)
 	}
 	if err := checkAuditLog(c.AuditLog, cfg); err != nil {
@@ -96,9 +96,6 @@ func checkAuditLog(flagPath string, cfg *config.Config) error {
 	path := flagPath
 	if path == "" {
 		path = cfg.Server.Audit.File
-		if path != "" && path != "-" && !filepath.IsAbs(path) && cfg.File != "" {
-			path = filepath.Join(filepath.Dir(cfg.File), path)
-		}
 	}
 	if path == "" || path == "-" {
 		return nil

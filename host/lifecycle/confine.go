@@ -57,12 +57,6 @@ func confinePolicy(in confineInputs) confine.Policy {
 			}
 		}
 	}
-	rel := func(path string) string {
-		if path == "" || filepath.IsAbs(path) || in.cfg.File == "" {
-			return path
-		}
-		return filepath.Join(filepath.Dir(in.cfg.File), path)
-	}
 	ports := map[uint16]bool{}
 	connect := func(port int) { ports[uint16(port)] = true }
 	// The config's folder, not the file: editors and Kubernetes ConfigMaps
@@ -78,9 +72,9 @@ func confinePolicy(in confineInputs) confine.Policy {
 	}
 	ro(in.roots...)
 	ro(in.cfg.Server.Roots...)
-	ro(rel(in.cfg.Server.StateKeyFile), rel(in.cfg.Server.Auth.TokensFile), rel(in.cfg.Sources.TrustedRoot))
+	ro(in.cfg.Server.StateKeyFile, in.cfg.Server.Auth.TokensFile, in.cfg.Sources.TrustedRoot)
 	for _, k := range in.cfg.Sources.Keys {
-		ro(rel(k))
+		ro(k)
 	}
 	for _, s := range in.specs {
 		if s.Config.Source != "" && !source.IsRemote(s.Config.Source) && !isBuiltin(s.Config.Source) {
@@ -99,10 +93,10 @@ func confinePolicy(in confineInputs) confine.Policy {
 	}
 	for _, pl := range in.cfg.Plugins {
 		for _, k := range pl.Keys {
-			ro(rel(k))
+			ro(k)
 		}
 		for _, v := range pl.Config {
-			ro(rel(v.File))
+			ro(v.File)
 		}
 		if source.IsRemote(pl.Path) {
 			connectURL(pl.Path, connect)
@@ -121,7 +115,7 @@ func confinePolicy(in confineInputs) confine.Policy {
 	if remote {
 		dir := in.storeDir
 		if dir == "" {
-			dir = rel(in.cfg.Sources.Store)
+			dir = in.cfg.Sources.Store
 		}
 		if dir == "" {
 			dir = store.DefaultDir()
@@ -294,9 +288,6 @@ func confineForCheck(args []string, cfg *config.Config, specs []Spec, roots []st
 	audit, flagged := of.AuditLog, of.AuditLog != ""
 	if !flagged {
 		audit = cfg.Server.Audit.File
-		if audit != "" && audit != "-" && !filepath.IsAbs(audit) && cfg.File != "" {
-			audit = filepath.Join(filepath.Dir(cfg.File), audit)
-		}
 	}
 	if httpAddr == "" {
 		httpAddr = cfg.Server.HTTP

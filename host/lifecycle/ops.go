@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
@@ -49,9 +48,6 @@ func newOps(f OpsOptions, cfg *config.Config, stderr io.Writer) (*ops, error) {
 	path, flagged := f.AuditLog, f.AuditLog != ""
 	if !flagged {
 		path = cfg.Server.Audit.File
-		if path != "" && path != "-" && !filepath.IsAbs(path) && cfg.File != "" {
-			path = filepath.Join(filepath.Dir(cfg.File), path)
-		}
 	}
 	var w io.Writer
 	switch path {

@@ -130,7 +130,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	key, err := stateKey(o.StateKeyFile, cfg.Server.StateKeyFile, cfg.File, logger)
+	key, err := stateKey(o.StateKeyFile, cfg.Server.StateKeyFile, logger)
 	if err != nil {
 		return usage(err)
 	}

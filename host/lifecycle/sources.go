@@ -183,11 +183,7 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open grantOpener, f *Fetcher) (Spec, error) {
 	grants := base.Grants
 	for _, g := range p.FS {
-		path := g.Path
-		if !filepath.IsAbs(path) && c.File != "" {
-			path = filepath.Join(filepath.Dir(c.File), path)
-		}
-		gr, err := open(path, g.Mode != "rw")
+		gr, err := open(g.Path, g.Mode != "rw")
 		if err != nil {
 			return Spec{}, fmt.Errorf("%s: [[plugin]] %q: [[plugin.fs]] %q: %w", c.File, p.Path, g.Path, err)
 		}
@@ -201,14 +197,11 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 			return Spec{}, fmt.Errorf("%s: [[plugin]] %w", c.File, err)
 		}
 	} else {
-		if !filepath.IsAbs(path) && c.File != "" {
-			path = filepath.Join(filepath.Dir(c.File), path)
-		}
 		if data, err = os.ReadFile(path); err != nil {
 			return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
 		}
 	}
-	guest, err := p.Resolve(c.File)
+	guest, err := p.Resolve()
 	if err != nil {
 		return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
 	}

@@ -74,11 +74,7 @@ func (r *reloader) interests() interests {
 		if source.IsRemote(p.Path) {
 			continue
 		}
-		path := p.Path
-		if !filepath.IsAbs(path) && r.cfg.File != "" {
-			path = filepath.Join(filepath.Dir(r.cfg.File), path)
-		}
-		in.files[absPath(path)] = true
+		in.files[absPath(p.Path)] = true
 	}
 	return in
 }
