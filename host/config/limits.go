@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/internal/bytesize"
 )
 
 // The valid ranges of the limits, the same for flags and the config file.
@@ -41,7 +43,7 @@ func CheckTimeout(d time.Duration) error {
 // limit that is not a whole number of 64 KiB pages is rounded down later.
 func CheckMemory(n uint64) error {
 	if n < MinMemory || n > MaxMemory {
-		return fmt.Errorf("%s is out of range: a memory limit must be between 2MiB (the Extism kernel keeps 1MiB) and 4GiB (65536 pages, all a 32-bit wasm memory can have)", sizeString(n))
+		return fmt.Errorf("%s is out of range: a memory limit must be between 2MiB (the Extism kernel keeps 1MiB) and 4GiB (65536 pages, all a 32-bit wasm memory can have)", bytesize.Format(n))
 	}
 	return nil
 }
@@ -49,7 +51,7 @@ func CheckMemory(n uint64) error {
 // CheckMaxOutput refuses an output limit outside [1, MaxOutputLimit].
 func CheckMaxOutput(n uint64) error {
 	if n == 0 || n > MaxOutputLimit {
-		return fmt.Errorf("%s is out of range: an output limit must be at least 1 byte and at most 4GiB", sizeString(n))
+		return fmt.Errorf("%s is out of range: an output limit must be at least 1 byte and at most 4GiB", bytesize.Format(n))
 	}
 	return nil
 }
@@ -66,22 +68,9 @@ func CheckConcurrency(n int) error {
 // CheckBudget refuses a memory budget below MinBudget; 0 means unbounded.
 func CheckBudget(n uint64) error {
 	if n != 0 && n < MinBudget {
-		return fmt.Errorf("%s is too small: a memory budget must be 0 (unbounded) or at least 8MiB (one instance is charged the Extism kernel's 1MiB, a 4MiB stack bound and its initial memory)", sizeString(n))
+		return fmt.Errorf("%s is too small: a memory budget must be 0 (unbounded) or at least 8MiB (one instance is charged the Extism kernel's 1MiB, a 4MiB stack bound and its initial memory)", bytesize.Format(n))
 	}
 	return nil
-}
-
-// sizeString writes n bytes in the largest unit that divides it.
-func sizeString(n uint64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%dGiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%dMiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%dKiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // checkLimits checks the limits of one table ([defaults] or a [[plugin]]):
