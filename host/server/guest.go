@@ -9,6 +9,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/internal/growstack"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/capscache"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/mcpwasm/mcpwasm/host/traceparent"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -120,10 +121,10 @@ func (s *Server) open(ctx context.Context, req mcp.Request, o openSpec) (*guestC
 	version := ""
 	ss, _ := req.GetSession().(*mcp.ServerSession)
 	if sr, ok := req.(interface {
-		capsRequest
+		capscache.Request
 		ProtocolVersion() string
 	}); ok {
-		caps, rawCaps = s.caps.get(sr)
+		caps, rawCaps = s.caps.Get(sr)
 		version = sr.ProtocolVersion()
 	}
 	if !o.noCallbacks {

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/reqstate"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -119,7 +120,7 @@ func (s *Server) runTask(ctx context.Context, spec *taskSpec, answers map[string
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	cb.roundTrip = &roundTrip{answers: answers, counts: map[string]int{}, stop: stop, key: s.stateKey,
-		what: toolTarget(t.Def.Name), args: argsHash(spec.Args), who: spec.Who}
+		what: toolTarget(t.Def.Name), args: reqstate.ArgsHash(spec.Args), who: spec.Who}
 	inv := registry.Invocation{RequestInfo: registry.RequestInfo{Meta: spec.Meta}, Callbacks: cb}
 	if spec.Caps != nil {
 		inv.ClientCapabilities, _ = json.Marshal(spec.Caps)
