@@ -10,6 +10,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/capscache"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/guestmeta"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/mcpwasm/mcpwasm/host/traceparent"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -154,4 +155,9 @@ func (s *Server) mount(g *guestCall, req mcp.Request, p *plugin.Plugin) (ok bool
 	}
 	g.inv.Mounts, ok, err = s.callMounts(g.ctx, p, ss, g.cb.caps, modern, g.cb.roundTrip)
 	return ok, err
+}
+
+// requestInfo is what the guest serving req is told about it.
+func requestInfo(extra *mcp.RequestExtra, meta mcp.Meta, caps json.RawMessage) registry.RequestInfo {
+	return registry.RequestInfo{ID: transport.RequestID(extra), Meta: guestmeta.In(meta), ClientCapabilities: caps}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/encode"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/guestmeta"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -60,7 +61,7 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 		s.logger.InfoContext(ctx, "resource read failed", "uri", clip.String(req.Params.URI, clip.Log), "err", clip.String(err.Error(), clip.Log))
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
-	return guestResource(res), nil
+	return guestmeta.Resource(res), nil
 }
 
 // subscribe serves resources/subscribe for a URI a plugin serves.
