@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/eventually"
+
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -217,10 +219,8 @@ func TestNoListChangedBeforeInitialized(t *testing.T) {
 	// three are loaded (the log says so once the registry holds them), then
 	// as long again as go-sdk's 10 ms list_changed delay, many times over:
 	// a notification for the loads would be on stdout before the answer.
-	for deadline := time.Now().Add(30 * time.Second); strings.Count(r.stderr.String(), "plugin loaded") < 3; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the plugins did not load\nstderr:\n%s", r.stderr)
-		}
+	if !eventually.Within(30*time.Second, func() bool { return strings.Count(r.stderr.String(), "plugin loaded") >= 3 }) {
+		t.Fatalf("the plugins did not load\nstderr:\n%s", r.stderr)
 	}
 	time.Sleep(100 * time.Millisecond)
 	r.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)

@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/eventually"
+
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -293,9 +295,10 @@ func TestSIGTERMDrains(t *testing.T) {
 		t.Fatal(err)
 	}
 	var admin []string // announced on stderr, which reaches us through a pipe
-	for deadline := time.Now().Add(30 * time.Second); admin == nil && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+	eventually.Within(30*time.Second, func() bool {
 		admin = regexp.MustCompile(`operator endpoints" url=(http://\S+)`).FindStringSubmatch(stderr.String())
-	}
+		return admin != nil
+	})
 	if admin == nil {
 		t.Fatalf("the admin listener was not announced:\n%s", stderr.String())
 	}

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/eventually"
+
 	"github.com/mcpwasm/mcpwasm/host/metrics/metricstest"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -208,11 +210,12 @@ func TestOperateAdminListener(t *testing.T) {
 	url, _, stderr := httpServeCmd(t, "--config", cfg, "--admin", "127.0.0.1:0")
 	base := strings.TrimSuffix(url, "/mcp")
 	var admin string
-	for deadline := time.Now().Add(30 * time.Second); admin == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	eventually.Within(30*time.Second, func() bool {
 		if m := regexp.MustCompile(`operator endpoints" url=(http://\S+)`).FindStringSubmatch(stderr.String()); m != nil {
 			admin = m[1]
 		}
-	}
+		return admin != ""
+	})
 	if admin == "" {
 		t.Fatalf("the admin listener was not announced:\n%s", stderr.String())
 	}

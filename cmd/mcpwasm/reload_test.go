@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/eventually"
+
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -68,10 +70,8 @@ func (rs *reloadServer) tools() string {
 // minute naming what it waited for.
 func (rs *reloadServer) eventually(what string, cond func() bool) {
 	rs.t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); !cond(); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			rs.t.Fatalf("still waiting for %s after a minute\nstderr:\n%s", what, rs.stderr)
-		}
+	if !eventually.Within(60*time.Second, cond) {
+		rs.t.Fatalf("still waiting for %s after a minute\nstderr:\n%s", what, rs.stderr)
 	}
 }
 
