@@ -71,9 +71,11 @@ func confinePolicy(in confineInputs) confine.Policy {
 	if in.cfg.File != "" {
 		ro(filepath.Dir(in.cfg.File))
 	}
+	// A plugin file's folder, not the file, for the same reason: a deploy
+	// renames a new file over the old one (fileFolders).
 	for _, a := range in.args {
 		if !source.IsRemote(a) {
-			ro(a)
+			ro(fileFolders(a)...)
 		}
 	}
 	ro(in.roots...)
@@ -84,7 +86,7 @@ func confinePolicy(in confineInputs) confine.Policy {
 	}
 	for _, s := range in.specs {
 		if s.Config.Source != "" && !source.IsRemote(s.Config.Source) && !isBuiltin(s.Config.Source) {
-			ro(s.Config.Source)
+			ro(fileFolders(s.Config.Source)...)
 		}
 		for _, g := range s.Config.Grants {
 			if g.ReadOnly {
@@ -220,6 +222,23 @@ func connectURL(raw string, connect func(int)) {
 		return
 	}
 	connect(443)
+}
+
+// fileFolders is what a read-only rule for path covers so that path stays
+// readable after it is replaced by rename: a folder is itself; a file is
+// its folder and, when path is a link, the folder of its target too (a
+// Landlock rule is on an inode: a rule on the file would follow the old
+// one). A ConfigMap's NAME -> ..data/NAME link resolves below the same
+// folder, so a swap of ..data stays inside the rule.
+func fileFolders(path string) []string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return []string{path}
+	}
+	out := []string{filepath.Dir(absPath(path))}
+	if target, err := filepath.EvalSymlinks(path); err == nil && filepath.Dir(target) != out[0] {
+		out = append(out, filepath.Dir(target))
+	}
+	return out
 }
 
 func isBuiltin(src string) bool { return len(src) > 9 && src[:9] == "built-in " }

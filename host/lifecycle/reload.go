@@ -3,6 +3,7 @@ package lifecycle
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -186,15 +187,19 @@ func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched fu
 		return err
 	}
 	specs, problems := collectWith(r.args, cfg, base, r.noPrefix, r.grants.open, r.fetch)
-	r.report(problems)
 	r.restartNeeded(cfg, specs, problems)
 	want := map[string]bool{}
 	ks := keys(specs)
 	for _, k := range ks {
 		want[k] = true
 	}
+	// A served plugin whose file could not be read (it exists: the process
+	// may not open it, a link loop) keeps serving: a failed reload never
+	// withdraws a version (keeping).
+	kept := r.keeping(problems)
+	r.report(problems, kept)
 	for k, v := range r.current {
-		if !want[k] {
+		if !want[k] && kept[v.spec.Config.Source] == nil {
 			r.remove(k, v)
 		}
 	}
@@ -243,14 +248,45 @@ type version struct {
 	err error
 }
 
-// report logs each source problem (a missing file, a folder without .wasm
-// files, a granted folder that does not exist) once while it lasts.
-func (r *reloader) report(problems []error) {
+// keeping maps the source of each served plugin that an unreadable
+// source covers to that problem: those versions keep serving.
+func (r *reloader) keeping(problems []error) map[string]*sourceError {
+	kept := map[string]*sourceError{}
+	for _, p := range problems {
+		var se *sourceError
+		if !errors.As(p, &se) || !se.unreadable() {
+			continue
+		}
+		for _, v := range r.current {
+			if src := v.spec.Config.Source; se.covers(src) {
+				kept[src] = se
+			}
+		}
+	}
+	return kept
+}
+
+// report logs each source problem (a missing file, a folder without
+// .wasm files, a granted folder that does not exist, a file it cannot
+// read) once while it lasts; one that leaves a served version serving
+// (kept) says so, naming the plugin.
+func (r *reloader) report(problems []error, kept map[string]*sourceError) {
 	now := map[string]bool{}
 	for _, p := range problems {
 		msg := p.Error()
 		now[msg] = true
-		if !r.problems[msg] {
+		if r.problems[msg] {
+			continue
+		}
+		served := false
+		for _, v := range r.current {
+			if se := kept[v.spec.Config.Source]; se != nil && se.Error() == msg {
+				served = true
+				r.c.logger.Error("plugin not reloaded: the previous version keeps serving", "plugin", v.p.Name(),
+					"source", v.spec.Config.Source, "err", msg)
+			}
+		}
+		if !served {
 			r.c.logger.Error("plugin not loaded", "err", msg)
 		}
 	}
