@@ -3,8 +3,8 @@ package lifecycle
 import (
 	"context"
 	"crypto/sha256"
-	"errors"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
