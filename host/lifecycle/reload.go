@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -61,6 +59,11 @@ type reloader struct {
 	failed   map[string]string         // key -> identity of the version that failed last
 	problems map[string]bool           // source problems reported, each once while it lasts
 	said     map[string]bool           // "restart needed" reported (confine.go)
+	// running is the config the process started with: what restart-only
+	// settings are compared with (settings.go); pending are those that
+	// differ from it, as last reported.
+	running *config.Config
+	pending map[string]bool
 }
 
 // servedVersion is one loaded plugin and what it was loaded from.
@@ -152,9 +155,7 @@ func (r *reloader) reloadConfig(ctx context.Context, why string) {
 		r.c.logger.Error("config not reloaded; the previous one stays in force", "trigger", why, "err", err)
 		return
 	}
-	for _, k := range restartOnly(r.cfg, cfg) {
-		r.c.logger.Warn("config setting changed: it takes effect at the next start, not on reload", "setting", k)
-	}
+	r.pendingSettings(cfg)
 	r.cfg = cfg
 	r.c.logger.Info("config reloaded", "trigger", why, "file", r.cfgPath, "plugins", len(r.current))
 }
@@ -337,10 +338,10 @@ func (r *reloader) apply(ctx context.Context, v version) {
 	r.warnFeatures(p, s.Config.Source)
 	if cur != nil {
 		r.c.retire(cur.p)
-		r.c.logger.Info("plugin reloaded", "plugin", p.Name(), "source", s.Config.Source, "sha256", id[:12])
+		r.c.logger.Info("plugin reloaded", "plugin", p.Name(), "source", s.Config.Source, "sha256", p.SHA256())
 		return
 	}
-	r.c.logger.Info("plugin added", "plugin", p.Name(), "source", s.Config.Source)
+	r.c.logger.Info("plugin added", "plugin", p.Name(), "source", s.Config.Source, "sha256", p.SHA256())
 }
 
 // withdrawn records the plugins go-sdk refused while a change was
@@ -382,79 +383,4 @@ func (r *reloader) warnFeatures(p *plugin.Plugin, source string) {
 		r.c.logger.Warn("plugin completes arguments, but no plugin did at start: completion/complete is served after a restart",
 			"plugin", p.Name(), "source", source)
 	}
-}
-
-// restartOnly names the settings that differ between two configs and that
-// a reload does not apply. A reload applies the [[plugin]] tables (paths,
-// limits, guest config, grants, pins, prefixes), [defaults] and [server]
-// roots; everything else (the listen address, stateless, HTTP bounds,
-// auth, the name, the cache folder, and any table this code does not know)
-// is read once, at start. Fields are compared by reflection so a setting
-// added later is covered without a change here.
-func restartOnly(old, cur *config.Config) []string {
-	var out []string
-	ov, cv := reflect.ValueOf(*old), reflect.ValueOf(*cur)
-	t := ov.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag := strings.Split(f.Tag.Get("toml"), ",")[0]
-		switch tag {
-		case "-", "defaults", "plugin":
-			continue
-		case "server":
-			st := f.Type
-			for j := 0; j < st.NumField(); j++ {
-				sf := st.Field(j)
-				stag := strings.Split(sf.Tag.Get("toml"), ",")[0]
-				if stag == "roots" || stag == "-" || !sf.IsExported() {
-					continue
-				}
-				if !reflect.DeepEqual(ov.Field(i).Field(j).Interface(), cv.Field(i).Field(j).Interface()) {
-					out = append(out, "[server] "+stag)
-				}
-			}
-			continue
-		}
-		if f.IsExported() && !reflect.DeepEqual(ov.Field(i).Interface(), cv.Field(i).Interface()) {
-			out = append(out, "["+tag+"]")
-		}
-	}
-	return out
-}
-
-// grantCache opens each granted folder once and hands out the same handle
-// after: a reload reading the config again neither reopens (nor leaks) the
-// folders granted before, and plugins that keep a grant keep its handle. A
-// folder granted anew is opened, and so checked, at the reload that grants
-// it. Handles are kept for the process's life: at most one per folder ever
-// granted.
-type grantCache struct {
-	mu sync.Mutex
-	m  map[string]plugin.Grant
-}
-
-func (g *grantCache) open(path string, readOnly bool) (plugin.Grant, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	k := fmt.Sprintf("%v:%s", readOnly, absPath(path))
-	if gr, ok := g.m[k]; ok {
-		return gr, nil
-	}
-	gr, err := plugin.OpenGrant(path, readOnly)
-	if err != nil {
-		return gr, err
-	}
-	if g.m == nil {
-		g.m = map[string]plugin.Grant{}
-	}
-	g.m[k] = gr
-	return gr, nil
-}
-
-// absPath is path made absolute and clean (as is, if that fails).
-func absPath(path string) string {
-	if a, err := filepath.Abs(path); err == nil {
-		return a
-	}
-	return filepath.Clean(path)
 }
