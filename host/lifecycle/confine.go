@@ -143,6 +143,9 @@ func confinePolicy(in confineInputs) confine.Policy {
 	}
 	if in.audit != "" && in.audit != "-" {
 		rw(in.audit)
+		if dir, shared := auditFolder(in.audit, p.ReadOnly); shared == "" {
+			p.CreateFiles = append(p.CreateFiles, dir) // reopened after rotation (ops.reopen)
+		}
 	}
 	if o := in.cfg.Server.Auth.OAuth; o != nil {
 		connectURL(o.JWKSURL, connect)
@@ -179,6 +182,23 @@ func confinePolicy(in confineInputs) confine.Policy {
 		p.ConnectTCP = append(p.ConnectTCP, port)
 	}
 	return p
+}
+
+// auditFolder is the audit log's folder, where the file is created again
+// after rotation: under confinement that needs the right to create and
+// write files there, which covers every file in the folder. It is not
+// given when the folder holds a path the server reads (readOnly, the
+// runtime's files: the config, a plugin, a secret, /etc): shared names the
+// first such path, and the audit log then cannot be reopened after
+// rotation (the server keeps writing to the file it has open).
+func auditFolder(audit string, readOnly []string) (dir, shared string) {
+	dir = filepath.Dir(absPath(audit))
+	for _, ro := range append(append([]string(nil), readOnly...), confine.RuntimePaths()...) {
+		if ro == dir || strings.HasPrefix(ro, strings.TrimSuffix(dir, "/")+"/") {
+			return dir, ro
+		}
+	}
+	return dir, ""
 }
 
 // addGrantPorts adds the ports a [[plugin.net]] grant may reach: its

@@ -52,6 +52,7 @@ type reloader struct {
 	fetch    *Fetcher       // oci:// and https:// plugins
 	hup      chan os.Signal // SIGHUP, once listen was called
 	walls    *confineInputs // what the confinement in force derives from; nil when off
+	onHUP    func()         // run first on SIGHUP (the audit log is reopened), or nil
 
 	mu       sync.Mutex // one reload at a time
 	cfg      *config.Config

@@ -201,6 +201,9 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 		case <-ctx.Done():
 			return
 		case <-r.hup:
+			if r.onHUP != nil {
+				r.onHUP()
+			}
 			r.c.logger.Info("SIGHUP: reloading the config and plugins")
 			r.reloadConfig(ctx, "SIGHUP")
 			in = r.refollow(w)
