@@ -224,6 +224,15 @@ func configPath(c *config.Config, path string) string {
 	return filepath.Join(filepath.Dir(c.File), path)
 }
 
+// where names a [[plugin]] table for a message: the config file and the
+// line of its path.
+func where(c *config.Config, p config.Plugin) string {
+	if p.Line() > 0 {
+		return fmt.Sprintf("%s: line %d", c.File, p.Line())
+	}
+	return c.File
+}
+
 // configSpec turns one [[plugin]] table into a spec.
 func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open grantOpener, f *Fetcher) (Spec, error) {
 	grants := base.Grants
@@ -234,7 +243,7 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 		}
 		gr, err := open(path, g.Mode != "rw")
 		if err != nil {
-			return Spec{}, fmt.Errorf("%s: [[plugin]] %q: [[plugin.fs]] %q: %w", c.File, p.Path, g.Path, err)
+			return Spec{}, fmt.Errorf("%s: [[plugin]] %q: [[plugin.fs]] %q: %w", where(c, p), p.Path, g.Path, err)
 		}
 		grants = AddGrant(grants, gr)
 	}
@@ -243,22 +252,22 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 	var err error
 	if source.IsRemote(path) {
 		if data, err = f.Wasm(path, &p); err != nil {
-			return Spec{}, fmt.Errorf("%s: [[plugin]] %w", c.File, err)
+			return Spec{}, fmt.Errorf("%s: [[plugin]] %w", where(c, p), err)
 		}
 	} else {
 		path = configPath(c, path)
 		if data, err = os.ReadFile(path); err != nil {
-			return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+			return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", where(c, p), p.Path, err)
 		}
 	}
 	guest, err := p.Resolve(c.File)
 	if err != nil {
-		return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+		return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", where(c, p), p.Path, err)
 	}
 	cfg := base
 	cfg.Name, cfg.Source, cfg.Wasm, cfg.SHA256, cfg.GuestConfig = p.Name, path, data, p.SHA256, guest
 	if cfg.Network, err = netOptions(p); err != nil {
-		return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+		return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", where(c, p), p.Path, err)
 	}
 	if cfg.Name == "" {
 		cfg.Name = NameFromFile(path)
