@@ -78,11 +78,11 @@ timeout = "-1s"
 func TestSyntaxErrorLine(t *testing.T) {
 	for in, want := range map[string]string{
 		"[server]\nname = \"x\"\n[[plugin]\n[defaults]\n":     "line 3: ",
-		"[server]\nname = \"x\"\nhttp = \n[defaults]\n":        "line 3: ",
-		"[server]\nname = \"x\"\nhttp = \"abc\n\n":             "line 3: ",
-		"[server]\nmax_sessions = 5\nmax_sessions = 6\n":       "line 3: ",
-		"[server]\nname = \"x\"\nhttp = 127.0.0.1:80\n\n":      "line 3: ",
-		"[server\nname = \"x\"\n":                              "line 1: ",
+		"[server]\nname = \"x\"\nhttp = \n[defaults]\n":       "line 3: ",
+		"[server]\nname = \"x\"\nhttp = \"abc\n\n":            "line 3: ",
+		"[server]\nmax_sessions = 5\nmax_sessions = 6\n":      "line 3: ",
+		"[server]\nname = \"x\"\nhttp = 127.0.0.1:80\n\n":     "line 3: ",
+		"[server\nname = \"x\"\n":                             "line 1: ",
 		"# a comment\n\n[defaults]\ntimeout = \"5s\" x = 1\n": "line 4: ",
 	} {
 		_, err := Parse([]byte(in))
