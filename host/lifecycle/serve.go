@@ -162,15 +162,23 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	walls := confineInputs{cfg: cfg, args: o.Args, specs: specs, roots: o.Roots, cacheDir: o.Limits.CacheDir,
 		storeDir: o.Remote.StoreDir, audit: op.auditPath, traces: op.traces.Endpoint(), listen: []string{o.HTTP, op.admin},
 		tasks: taskStoreAddr(cfg, o.TaskStore)}
-	if _, err := applyConfinement(o.Confine, confinePolicy(walls), logger); err != nil {
+	policy := confinePolicy(walls)
+	if _, err := applyConfinement(o.Confine, policy, logger); err != nil {
 		return usage(err)
+	}
+	if op.file != nil && o.Confine != confine.Off {
+		if _, shared := auditFolder(op.auditPath, policy.ReadOnly); shared != "" {
+			logger.Warn("audit log: its folder holds a path the server reads, so under confinement the file cannot be created again after rotation (SIGHUP keeps the open file); give the audit log a folder of its own",
+				"file", op.auditPath, "reads", shared)
+		}
 	}
 
 	loadCtx, cancelLoad := context.WithCancel(ctx)
 	defer cancelLoad()
 	// Then the reloader follows the files and SIGHUP (watch.go, reload.go).
 	rl := &reloader{c: cat, args: o.Args, cfgPath: o.ConfigPath, cfg: cfg, lf: &o.Limits, roots: o.Roots,
-		noPrefix: o.NoPrefix, features: features, grants: grants, fetch: fetch, walls: walls.ifOn(o.Confine)}
+		noPrefix: o.NoPrefix, features: features, grants: grants, fetch: fetch, walls: walls.ifOn(o.Confine),
+		onHUP: func() { op.reopen(logger) }}
 	var w *watcher
 	rl.listen()
 	if o.Watch {

@@ -35,10 +35,39 @@ const quietPeriod = 300 * time.Millisecond
 type interests struct {
 	dirs  map[string]bool // absolute folders given as arguments
 	files map[string]bool // absolute plugin files given or listed, and the config
+	// targets are what each of files resolved to (through its links)
+	// when last looked at.
+	targets map[string]string
 }
 
 func (in interests) wants(path string) bool {
 	return in.files[path] || (in.dirs[filepath.Dir(path)] && strings.HasSuffix(path, ".wasm"))
+}
+
+// relinked lists the files of interest in path's folder, other than path,
+// that now resolve to another file: an event on a link they go through
+// (a ConfigMap's ..data renamed over) changed them without an event of
+// their own.
+func (in interests) relinked(path string) []string {
+	var out []string
+	for f := range in.files {
+		if f == path || filepath.Dir(f) != filepath.Dir(path) {
+			continue
+		}
+		if now := resolve(f); now != in.targets[f] {
+			in.targets[f] = now
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// resolve is path with its links followed, or path if that fails.
+func resolve(path string) string {
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		return t
+	}
+	return path
 }
 
 // folders are the folders to watch for these interests.
@@ -56,7 +85,7 @@ func (in interests) folders() map[string]bool {
 // interests lists what the arguments and the config in force name. r.mu
 // must be held (r.cfg).
 func (r *reloader) interests() interests {
-	in := interests{dirs: map[string]bool{}, files: map[string]bool{}}
+	in := interests{dirs: map[string]bool{}, files: map[string]bool{}, targets: map[string]string{}}
 	for _, a := range r.args {
 		if source.IsRemote(a) {
 			continue // fetched, not watched
@@ -75,6 +104,9 @@ func (r *reloader) interests() interests {
 			continue
 		}
 		in.files[absPath(p.Path)] = true
+	}
+	for f := range in.files {
+		in.targets[f] = resolve(f)
 	}
 	return in
 }
@@ -165,6 +197,9 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 		case <-ctx.Done():
 			return
 		case <-r.hup:
+			if r.onHUP != nil {
+				r.onHUP()
+			}
 			r.c.logger.Info("SIGHUP: reloading the config and plugins")
 			r.reloadConfig(ctx, "SIGHUP")
 			in = r.refollow(w)
@@ -174,8 +209,13 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 				events = nil
 				continue
 			}
-			if path := absPath(ev.Name); in.wants(path) {
+			path := absPath(ev.Name)
+			if in.wants(path) {
 				pending[path] = true
+				timer.Reset(quietPeriod)
+			}
+			for _, f := range in.relinked(path) {
+				pending[f] = true
 				timer.Reset(quietPeriod)
 			}
 			continue
