@@ -64,6 +64,9 @@ type Server struct {
 
 	// Tasks is the [server.tasks] table (tasks.go).
 	Tasks Tasks `toml:"tasks"`
+
+	// Policy is the [server.policy] table (policy.go).
+	Policy Policy `toml:"policy"`
 }
 
 // Defaults holds the [defaults] table: limits for plugins that set none.
@@ -290,6 +293,9 @@ func (c *Config) check(data []byte) error {
 		return err
 	}
 	if err := c.Server.Tasks.check(data); err != nil {
+		return err
+	}
+	if err := c.Server.Policy.check(); err != nil {
 		return err
 	}
 	if err := c.Sources.check(); err != nil {

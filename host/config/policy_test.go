@@ -1,0 +1,31 @@
+package config
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestPolicyTable(t *testing.T) {
+	c, err := Parse([]byte("[server.policy]\nfiles = [\"p/a.cedar\", \"/abs/b.cedar\"]\nschema = \"s.cedarschema\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, schema := c.Server.Policy.Paths("/etc/mcpwasm/mcpwasm.toml")
+	if !slices.Equal(files, []string{"/etc/mcpwasm/p/a.cedar", "/abs/b.cedar"}) || schema != "/etc/mcpwasm/s.cedarschema" {
+		t.Fatalf("%v %q", files, schema)
+	}
+	if !c.Server.Policy.Enabled() {
+		t.Fatal("not enabled")
+	}
+	for text, want := range map[string]string{
+		"[server.policy]\nschema = \"s\"\n":        "schema is set but no files",
+		"[server.policy]\nfiles = [\"\"]\n":        "empty file name",
+		"[server.policy]\nfiles = [\"a\"]\nx = 1\n": "line 3: unknown key",
+		"[server.policy]\nfiles = \"a.cedar\"\n":   "line 2",
+	} {
+		if _, err := Parse([]byte(text)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: want %q, got %v", text, want, err)
+		}
+	}
+}
