@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/policy"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
@@ -53,6 +54,8 @@ type reloader struct {
 	fetch    *Fetcher       // oci:// and https:// plugins
 	hup      chan os.Signal // SIGHUP, once listen was called
 	walls    *confineInputs // what the confinement in force derives from; nil when off
+	// setPolicy puts a policy set in force (policy.go); nil: none kept.
+	setPolicy func(*policy.Set)
 
 	mu       sync.Mutex // one reload at a time
 	cfg      *config.Config
@@ -142,6 +145,7 @@ func (r *reloader) reloadConfig(ctx context.Context, why string) {
 			return
 		}
 		cfg = c
+		r.reloadPolicy(cfg, why)
 	}
 	all := func(string) bool { return true }
 	ctx, span := tracing.Start(ctx, "plugin.reload", tracing.KeyReloadCause, why)
@@ -370,7 +374,7 @@ func restartOnly(old, cur *config.Config) []string {
 			for j := 0; j < st.NumField(); j++ {
 				sf := st.Field(j)
 				stag := strings.Split(sf.Tag.Get("toml"), ",")[0]
-				if stag == "roots" || stag == "-" || !sf.IsExported() {
+				if stag == "roots" || stag == "policy" || stag == "-" || !sf.IsExported() {
 					continue
 				}
 				if !reflect.DeepEqual(ov.Field(i).Field(j).Interface(), cv.Field(i).Field(j).Interface()) {

@@ -35,6 +35,9 @@ const quietPeriod = 300 * time.Millisecond
 type interests struct {
 	dirs  map[string]bool // absolute folders given as arguments
 	files map[string]bool // absolute plugin files given or listed, and the config
+	// policy are the policy files and schema ([server.policy]): a change
+	// reloads the policies alone.
+	policy map[string]bool
 }
 
 func (in interests) wants(path string) bool {
@@ -56,7 +59,10 @@ func (in interests) folders() map[string]bool {
 // interests lists what the arguments and the config in force name. r.mu
 // must be held (r.cfg).
 func (r *reloader) interests() interests {
-	in := interests{dirs: map[string]bool{}, files: map[string]bool{}}
+	in := interests{dirs: map[string]bool{}, files: map[string]bool{}, policy: policyFiles(r.cfg)}
+	for f := range in.policy {
+		in.files[f] = true
+	}
 	for _, a := range r.args {
 		if source.IsRemote(a) {
 			continue // fetched, not watched
@@ -209,10 +215,25 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 		if len(settled) == 0 {
 			continue
 		}
-		if settled[cfgFile] {
-			r.reloadConfig(ctx, "config file changed")
-		} else {
-			r.rescan(ctx, settled)
+		policyChanged := false
+		for f := range settled {
+			if in.policy[f] {
+				policyChanged = true
+				delete(settled, f)
+			}
+		}
+		switch {
+		case settled[cfgFile]:
+			r.reloadConfig(ctx, "config file changed") // reads the policies too
+		default:
+			if policyChanged {
+				r.mu.Lock()
+				r.reloadPolicy(r.cfg, "policy file changed")
+				r.mu.Unlock()
+			}
+			if len(settled) > 0 {
+				r.rescan(ctx, settled)
+			}
 		}
 		in = r.refollow(w)
 	}
