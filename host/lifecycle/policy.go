@@ -5,7 +5,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/policy"
-	"github.com/mcpwasm/mcpwasm/host/policy/targets"
+	"github.com/mcpwasm/mcpwasm/host/policy/entity"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 )
 
@@ -54,8 +54,8 @@ func (r *reloader) reloadPolicy(cfg *config.Config, why string) {
 
 // signatureFacts gives the policy each plugin's signature state, from
 // what the fetcher verified: a local file is "unsigned".
-func signatureFacts(f *Fetcher) *targets.Facts {
-	return &targets.Facts{Signature: func(src string) string {
+func signatureFacts(f *Fetcher) *entity.Facts {
+	return &entity.Facts{Signature: func(src string) string {
 		if f == nil {
 			return ""
 		}
@@ -78,7 +78,7 @@ func checkPolicy(cfg *config.Config, reg *registry.Registry) (int, error) {
 	if err != nil || set == nil {
 		return 0, err
 	}
-	sc, err := targets.Schema(reg).Schema()
+	sc, err := entity.Schema(reg).Schema()
 	if err != nil {
 		return 0, err
 	}

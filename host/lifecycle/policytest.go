@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/policy"
-	"github.com/mcpwasm/mcpwasm/host/policy/targets"
+	"github.com/mcpwasm/mcpwasm/host/policy/entity"
 )
 
 // PolicyTestOptions is one request for `mcpwasm policy test` to decide.
@@ -210,7 +210,7 @@ func (o PolicyTestOptions) name() string {
 }
 
 // load loads the plugins as validate does, serving nothing.
-func (o PolicyTestOptions) load() (*Catalog, *targets.Facts, error) {
+func (o PolicyTestOptions) load() (*Catalog, *entity.Facts, error) {
 	cfg := o.Config
 	if cfg == nil {
 		cfg = &config.Config{}

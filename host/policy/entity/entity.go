@@ -1,8 +1,9 @@
-// Package targets turns what the registry serves into the policy's
-// entities (policy.Target) and generates the policy schema for it. It
+// Package entity turns a request's principal (a verified token) and what
+// the registry serves into the policy's entities (policy.Principal,
+// policy.Target), and generates the policy schema for them. It
 // sits between host/policy, which knows nothing of MCP or plugins, and
 // its users: the server (enforcement), validate and `mcpwasm policy test`.
-package targets
+package entity
 
 import (
 	"encoding/json"
@@ -10,7 +11,31 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/policy"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 )
+
+// Principal is the policy's principal for a verified token (info), or for
+// a request without one: policy.StdioName over stdio, policy.AnonymousName
+// over HTTP without authentication. A JWT's claims, issuer and groups are
+// in info.Extra as host/bearer puts them there ("claims", "issuer",
+// "groups"); "kind" says how the token was checked ("static" or "jwt").
+func Principal(info *auth.TokenInfo, transport string) *policy.Principal {
+	if info == nil {
+		name := policy.AnonymousName
+		if transport == "stdio" {
+			name = policy.StdioName
+		}
+		return &policy.Principal{Name: name, Auth: "none", Transport: transport}
+	}
+	p := &policy.Principal{Name: info.UserID, Scopes: info.Scopes, Auth: "static", Transport: transport}
+	if k, ok := info.Extra["kind"].(string); ok && k != "" {
+		p.Auth = k
+	}
+	p.Issuer, _ = info.Extra["issuer"].(string)
+	p.Groups, _ = info.Extra["groups"].([]string)
+	p.Claims, _ = info.Extra["claims"].(map[string]any)
+	return p
+}
 
 // Facts says what is known of a plugin beyond the plugin itself: its
 // signature state (by its source) and its trust state. Either may be nil.
