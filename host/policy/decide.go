@@ -131,3 +131,33 @@ func (s *Set) build(r Request) (cedar.Request, entities, error) {
 	return cedar.Request{Principal: pe.UID, Action: types.NewEntityUID(TypeAction, types.String(r.Action)),
 		Resource: te.UID, Context: ctx}, es, nil
 }
+
+// Listable decides whether a list shows r's target to its principal: r is
+// decided with no arguments, and a denial counts only when it does not
+// depend on them. A target denied by forbids is hidden unless every one of
+// them reads the arguments; one that nothing permitted is hidden unless
+// some permit reads them. A call is still decided on its own arguments.
+func (s *Set) Listable(r Request) bool {
+	if s == nil {
+		return true
+	}
+	r.Arguments, r.Args = nil, nil
+	d := s.Authorize(r)
+	if d.Allow {
+		return true
+	}
+	if len(d.Policies) == 0 {
+		for id := range s.args {
+			if s.ps.Get(id).Effect() == cedar.Permit {
+				return true
+			}
+		}
+		return false
+	}
+	for _, id := range d.Policies {
+		if !s.args[types.PolicyID(id)] {
+			return false
+		}
+	}
+	return true
+}

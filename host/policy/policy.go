@@ -29,6 +29,7 @@ type Set struct {
 	ps      *cedar.PolicySet
 	list    policyList                // the same policies, iterated in order (faster than the set's map)
 	reasons map[types.PolicyID]string // @reason annotations
+	args    map[types.PolicyID]bool   // the policies that read the arguments (Listable)
 	targets *targetCache
 	files   []string
 	n       int
@@ -151,7 +152,7 @@ var parsePos = regexp.MustCompile(`^(?:parser error: )?parse error at [^ ]*?:(\d
 // Parse reads policy documents. A policy's id is its @id annotation, else
 // "<file name>:<line>"; two policies with one id are an error naming both.
 func Parse(docs ...Document) (*Set, error) {
-	s := &Set{ps: cedar.NewPolicySet(), reasons: map[types.PolicyID]string{}, targets: &targetCache{}}
+	s := &Set{ps: cedar.NewPolicySet(), reasons: map[types.PolicyID]string{}, args: map[types.PolicyID]bool{}, targets: &targetCache{}}
 	where := map[types.PolicyID]string{}
 	var errs []error
 	for _, d := range docs {
@@ -186,6 +187,9 @@ func Parse(docs ...Document) (*Set, error) {
 			where[id] = here
 			s.ps.Add(id, p)
 			s.list = append(s.list, listed{id, p})
+			if strings.Contains(string(p.MarshalCedar()), "arguments") {
+				s.args[id] = true
+			}
 			if r, ok := ann["reason"]; ok {
 				s.reasons[id] = string(r)
 			}

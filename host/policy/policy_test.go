@@ -304,3 +304,51 @@ func TestTargetCacheFollowsChanges(t *testing.T) {
 		t.Fatal("the cached entity was used for a changed plugin")
 	}
 }
+
+// TestListable: a list hides what is denied whatever the arguments, and
+// shows what some arguments could allow.
+func TestListable(t *testing.T) {
+	s := mustParse(t, `
+@id("base") permit(principal, action, resource);
+@id("path") forbid(principal in Group::"support", action, resource == Tool::"fs_read_file") unless { context.arguments has path && context.arguments.path like "/srv/docs/*" };
+@id("write") forbid(principal in Group::"support", action, resource == Tool::"fs_write_file");
+`)
+	req := toolReq("sam", "fs_read_file", `{"path":"/etc/passwd"}`)
+	req.Principal.Groups = []string{"support"}
+	if s.Authorize(req).Allow || !s.Listable(req) {
+		t.Fatal("fs_read_file: the call must be denied and the tool listed")
+	}
+	req.Target.Name = "fs_write_file"
+	if s.Listable(req) {
+		t.Fatal("fs_write_file is denied whatever the arguments, yet listed")
+	}
+	p := mustParse(t, `@id("p") permit(principal, action, resource) when { context.arguments has n && context.arguments.n < 3 };`)
+	if !p.Listable(req) {
+		t.Fatal("a permit on arguments: hidden")
+	}
+	q := mustParse(t, `@id("q") permit(principal == User::"alice", action, resource);`)
+	if q.Listable(req) {
+		t.Fatal("nothing permits sam: listed")
+	}
+	var none *Set
+	if !none.Listable(req) {
+		t.Fatal("no policy: hidden")
+	}
+}
+
+// TestEntityModelDocumented: docs/security.md shows the schema mcpwasm
+// generates, as it generates it.
+func TestEntityModelDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../docs/security.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```cedarschema\n")
+	doc, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/security.md has no cedarschema block")
+	}
+	if want := GenerateSchema(nil).Text; doc != want {
+		t.Fatalf("docs/security.md's schema differs from the generated one:\n%s\nwant:\n%s", doc, want)
+	}
+}
