@@ -105,8 +105,7 @@ func PolicyTest(o PolicyTestOptions, stdout, stderr io.Writer) int {
 		if err := json.Unmarshal([]byte(o.Arguments), &m); err != nil {
 			return fail(2, fmt.Errorf("--args: a prompt's arguments are an object of strings: %v", err))
 		}
-		r := policy.StringArguments(m)
-		req.Args = &r
+		req.StringArgs = m
 	} else if o.Arguments != "" {
 		if !json.Valid([]byte(o.Arguments)) {
 			return fail(2, errors.New("--args is not valid JSON"))

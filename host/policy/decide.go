@@ -109,8 +109,8 @@ func (s *Set) build(r Request) (cedar.Request, entities, error) {
 	pe := principalEntity(r.Principal)
 	te, plugin := s.targets.get(r.Target)
 	var args types.Record
-	if r.Args != nil {
-		args = *r.Args
+	if r.StringArgs != nil {
+		args = StringArguments(r.StringArgs)
 	} else {
 		var err error
 		if args, err = Arguments(r.Arguments); err != nil {
@@ -141,7 +141,7 @@ func (s *Set) Listable(r Request) bool {
 	if s == nil {
 		return true
 	}
-	r.Arguments, r.Args = nil, nil
+	r.Arguments, r.StringArgs = nil, nil
 	d := s.Authorize(r)
 	if d.Allow {
 		return true

@@ -122,10 +122,10 @@ type Request struct {
 	Principal *Principal
 	Action    Action
 	Target    Target
-	// Arguments is the call's JSON arguments (tools/call; a completion's
-	// context arguments), or Args, already a record (prompts/get).
-	Arguments json.RawMessage
-	Args      *types.Record
+	// Arguments is the call's JSON arguments (tools/call), or StringArgs
+	// those of a prompts/get or the arguments a completion was given.
+	Arguments  json.RawMessage
+	StringArgs map[string]string
 	// Time is when it was asked; context.hour and context.weekday are in
 	// its location (the server passes time.Now(), the local zone).
 	Time time.Time

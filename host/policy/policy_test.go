@@ -262,7 +262,7 @@ func TestTargetAttributes(t *testing.T) {
 		t.Fatalf("resource: %+v", d)
 	}
 	pr := Request{Action: GetPrompt, Target: Target{Type: TypePrompt, Name: "p"}, Protocol: "2025-11-25", Session: "s1",
-		Args: func() *types.Record { r := StringArguments(map[string]string{"a": "b"}); return &r }()}
+		StringArgs: map[string]string{"a": "b"}}
 	if d := s.Authorize(pr); !d.Allow {
 		t.Fatalf("prompt: %+v", d)
 	}
