@@ -78,6 +78,10 @@ func confinePolicy(in confineInputs) confine.Policy {
 	}
 	ro(in.roots...)
 	ro(in.cfg.Server.Roots...)
+	// The policy files' folders, read again at each reload (policy.go).
+	for f := range policyFiles(in.cfg) {
+		ro(filepath.Dir(f))
+	}
 	ro(rel(in.cfg.Server.StateKeyFile), rel(in.cfg.Server.Auth.TokensFile), rel(in.cfg.Sources.TrustedRoot))
 	for _, k := range in.cfg.Sources.Keys {
 		ro(rel(k))
