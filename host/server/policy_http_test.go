@@ -1,7 +1,10 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -95,5 +98,48 @@ func TestPolicyChecksTasks(t *testing.T) {
 	// And a new call with the forbidden arguments never starts a task.
 	if r := c.tool("slow_compute", map[string]any{"seconds": 0.1, "label": "a"}); r.Error == nil || r.Error.Code != server.CodeForbidden {
 		t.Fatalf("a new task with label a: %+v %+v", r.Result, r.Error)
+	}
+}
+
+// TestPolicyGatesSubscriptionsListen: 2026-07-28's subscriptions/listen is
+// decided as a read of each resource it watches.
+func TestPolicyGatesSubscriptionsListen(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
+	srv.SetPolicy(mustPolicy(t, `@id("base") permit(principal, action, resource);
+@id("no-text") forbid(principal, action == Action::"read_resource", resource == Resource::"test://static-text");`))
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Stateless: true}) + "/mcp"
+	first := func(uri string) string {
+		params := map[string]any{
+			"notifications": map[string]any{"resourceSubscriptions": []string{uri}},
+			"_meta": map[string]any{
+				mcp.MetaKeyProtocolVersion:    "2026-07-28",
+				mcp.MetaKeyClientInfo:         map[string]any{"name": "raw", "version": "1"},
+				mcp.MetaKeyClientCapabilities: map[string]any{},
+			},
+		}
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": params})
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(string(body)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "subscriptions/listen")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			if line := strings.TrimPrefix(sc.Text(), "data:"); strings.Contains(line, `"jsonrpc"`) {
+				return line
+			}
+		}
+		return ""
+	}
+	if got := first("test://static-binary"); !strings.Contains(got, "subscriptions/acknowledged") {
+		t.Fatalf("allowed resource: %s", got)
+	}
+	if got := first("test://static-text"); !strings.Contains(got, "-31403") || !strings.Contains(got, "no-text") {
+		t.Fatalf("denied resource: %s", got)
 	}
 }
