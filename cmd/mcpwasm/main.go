@@ -36,6 +36,8 @@ Usage:
                                                    fetch registry and https plugins into the store, pin tags in mcpwasm.lock
   mcpwasm policy test [--config FILE] --principal NAME --tool T [--args JSON]
                                                    decide one request by the policies, without a server; exit 1 when denied
+  mcpwasm policy schema [--config FILE] [PLUGIN.wasm | DIR]...
+                                                   print the Cedar schema generated for the plugins
   mcpwasm new     rust|go|tinygo|as DIR            write a ready-to-build plugin folder (one hello tool)
   mcpwasm version
 

@@ -12,11 +12,19 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/policy"
 )
 
-// cmdPolicy runs `mcpwasm policy test`: one request decided by the
-// policies, without a server.
+// policyUsage names the policy subcommands.
+const policyUsage = `usage: mcpwasm policy test [flags] [PLUGIN.wasm | DIR]...    decide one request, without a server
+       mcpwasm policy schema [flags] [PLUGIN.wasm | DIR]...  print the schema generated for the plugins
+(mcpwasm policy test -h, mcpwasm policy schema -h for the flags)`
+
+// cmdPolicy runs `mcpwasm policy test` (one request decided by the
+// policies, without a server) and `mcpwasm policy schema`.
 func cmdPolicy(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "schema" {
+		return cmdPolicySchema(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "test" {
-		fmt.Fprintln(stderr, "usage: mcpwasm policy test [flags] [PLUGIN.wasm | DIR]...  (mcpwasm policy test -h for the flags)")
+		fmt.Fprintln(stderr, policyUsage)
 		return 2
 	}
 	fs := flag.NewFlagSet("policy test", flag.ContinueOnError)
@@ -101,4 +109,39 @@ func cmdPolicy(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return lifecycle.PolicyTest(o, stdout, stderr)
+}
+
+// cmdPolicySchema prints the policy schema generated for the plugins the
+// config and the arguments name: write your own [server.policy] schema
+// from it.
+func cmdPolicySchema(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("policy schema", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var (
+		o       lifecycle.PolicyTestOptions
+		lf      limitFlags
+		rf      remoteFlags
+		cfgPath = fs.String("config", "", "TOML config whose plugins to load")
+	)
+	fs.BoolVar(&o.NoPrefix, "no-prefix", false, "as serve: plugins given as arguments keep their declared names")
+	fs.DurationVar(&o.LoadTimeout, "load-timeout", 60*time.Second, "give up on a plugin not loaded this long after start")
+	lf.register(fs)
+	rf.register(fs)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: mcpwasm policy schema [--config FILE] [flags] [PLUGIN.wasm | DIR]...")
+		fmt.Fprintln(stderr, "Prints the Cedar schema validate checks policies against: the entity model, context.arguments typed from the plugins' tools and prompts.")
+		fs.PrintDefaults()
+	}
+	pos, err := parseArgs(fs, args)
+	if err != nil {
+		return 2
+	}
+	o.Args, o.Limits, o.Remote = pos, lf.limits(), rf.options()
+	if *cfgPath != "" {
+		if o.Config, err = config.Load(*cfgPath); err != nil {
+			fmt.Fprintln(stderr, "mcpwasm policy schema:", err)
+			return 1
+		}
+	}
+	return lifecycle.PolicySchema(o, stdout, stderr)
 }

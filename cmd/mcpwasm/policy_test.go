@@ -88,4 +88,22 @@ func TestValidatePolicies(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "extra.cedar:3") || !strings.Contains(errOut, "nope") {
 		t.Fatalf("invalid: exit %d\n%s%s", code, out, errOut)
 	}
+	// With the operator's own schema (here one typing "nope"), validate
+	// checks against it instead.
+	schema, _, _ := runCLI(t, "policy", "schema", "--cache-dir", t.TempDir(), fs)
+	policyFile(t, dir, "own.cedarschema", strings.Replace(schema, "type Arguments = {\n", "type Arguments = {\n  \"nope\": Long,\n", 1))
+	os.WriteFile(cfg, []byte("[server.policy]\nfiles = [\"extra.cedar\"]\nschema = \"own.cedarschema\"\n\n[[plugin]]\npath = \""+fs+"\"\n"), 0o600)
+	out, errOut, code = runCLI(t, "validate", "--cache-dir", t.TempDir(), "--config", cfg)
+	if code != 0 || !strings.Contains(out, "ok  1 policies match "+filepath.Join(dir, "own.cedarschema")) {
+		t.Fatalf("own schema: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestPolicySchemaCommand: `mcpwasm policy schema` prints the schema
+// generated for the plugins, their arguments typed.
+func TestPolicySchemaCommand(t *testing.T) {
+	out, errOut, code := runCLI(t, "policy", "schema", "--cache-dir", t.TempDir(), fixture.Plugin(t, "fs"))
+	if code != 0 || !strings.Contains(out, `"path"?: String`) || !strings.Contains(out, "action call_tool appliesTo") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
 }

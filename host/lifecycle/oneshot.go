@@ -199,11 +199,11 @@ func Validate(o ValidateOptions, stdout, stderr io.Writer) int {
 	for _, p := range c.reg.Plugins() {
 		fmt.Fprintln(stdout, summary(c.reg, p))
 	}
-	if n, err := checkPolicy(cfg, c.reg); err != nil {
+	if n, against, err := checkPolicy(cfg, c.reg); err != nil {
 		fail(err)
 		bad++
 	} else if n > 0 {
-		fmt.Fprintf(stdout, "ok  %d policies match the schema generated for these plugins\n", n)
+		fmt.Fprintf(stdout, "ok  %d policies match %s\n", n, against)
 	}
 	if bad > 0 {
 		fmt.Fprintf(stderr, "mcpwasm validate: %d problem(s); %d plugin(s) would serve\n", bad, len(c.reg.Plugins()))

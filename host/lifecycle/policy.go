@@ -71,16 +71,20 @@ func signatureFacts(f *Fetcher) *entity.Facts {
 	}}
 }
 
-// checkPolicy checks cfg's policies against the schema generated for what
-// reg serves (validate).
-func checkPolicy(cfg *config.Config, reg *registry.Registry) (int, error) {
+// checkPolicy checks cfg's policies for validate: against the schema
+// generated for what reg serves or, when [server.policy] names a schema,
+// against that one (LoadPolicy checks it). against says which.
+func checkPolicy(cfg *config.Config, reg *registry.Registry) (n int, against string, err error) {
 	set, err := LoadPolicy(cfg)
 	if err != nil || set == nil {
-		return 0, err
+		return 0, "", err
+	}
+	if _, schema := cfg.Server.Policy.Paths(cfg.File); schema != "" {
+		return set.Len(), schema, nil
 	}
 	sc, err := entity.Schema(reg).Schema()
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
-	return set.Len(), sc.Check(set)
+	return set.Len(), "the schema generated for these plugins", sc.Check(set)
 }

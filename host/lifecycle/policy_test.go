@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/policy"
+	"github.com/mcpwasm/mcpwasm/host/source"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
@@ -63,5 +65,19 @@ func TestReloadPolicyKeepsSetInForce(t *testing.T) {
 	}
 	if s := strings.Join(restartOnly(h.r.cfg, &cfg), ","); s != "" {
 		t.Errorf("a policy change is reported as needing a restart: %s", s)
+	}
+}
+
+// TestSignatureFacts: the policy sees the signature state the fetcher
+// verified for a remote plugin; a local file is unsigned.
+func TestSignatureFacts(t *testing.T) {
+	f := NewFetcher(context.Background(), RemoteOptions{}, &config.Config{}, nil)
+	f.results["oci://r/a:1"] = &source.Result{Signature: source.Signature{State: "verified"}}
+	f.results["https://h/b.wasm"] = &source.Result{Signature: source.Signature{State: "none (https: pinned by its sha256)"}}
+	facts := signatureFacts(f)
+	for src, want := range map[string]string{"oci://r/a:1": "verified", "https://h/b.wasm": "none", "/plugins/c.wasm": ""} {
+		if got := facts.Signature(src); got != want {
+			t.Errorf("%s: %q, want %q", src, got, want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/config"
@@ -237,4 +238,23 @@ func (o PolicyTestOptions) load() (*Catalog, *entity.Facts, error) {
 		return nil, nil, errors.Join(problems...)
 	}
 	return c, signatureFacts(fetch), nil
+}
+
+// PolicySchema prints the policy schema generated for the plugins the
+// config and the arguments name (loaded, not served): the entity model,
+// with context.arguments typed from their tools' and prompts' arguments.
+// Arguments left out of it (untyped) are listed on stderr.
+func PolicySchema(o PolicyTestOptions, stdout, stderr io.Writer) int {
+	c, _, err := o.load()
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm policy schema:", err)
+		return 1
+	}
+	defer c.Close(time.Minute)
+	g := entity.Schema(c.reg)
+	fmt.Fprint(stdout, g.Text)
+	if len(g.Untyped) > 0 {
+		fmt.Fprintf(stderr, "mcpwasm policy schema: arguments left out (no single Cedar type): %s\n", strings.Join(g.Untyped, ", "))
+	}
+	return 0
 }
