@@ -2,10 +2,12 @@ package policy
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -351,4 +353,24 @@ func TestEntityModelDocumented(t *testing.T) {
 	if want := GenerateSchema(nil).Text; doc != want {
 		t.Fatalf("docs/security.md's schema differs from the generated one:\n%s\nwant:\n%s", doc, want)
 	}
+}
+
+// TestAuthorizeConcurrent: one Set decides from many goroutines (the
+// target cache is shared); run with -race.
+func TestAuthorizeConcurrent(t *testing.T) {
+	s := mustParse(t, hundredPolicies())
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 200; i++ {
+				req := benchRequest()
+				req.Target.Name = fmt.Sprintf("fs_tool_%d", (g+i)%50)
+				s.Authorize(req)
+				s.Listable(req)
+			}
+		}()
+	}
+	wg.Wait()
 }
