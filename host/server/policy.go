@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"github.com/mcpwasm/mcpwasm/host/policy"
 	"github.com/mcpwasm/mcpwasm/host/policy/entity"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -61,7 +62,7 @@ func (s *Server) enforcePolicy(next mcp.MethodHandler) mcp.MethodHandler {
 		checks := s.policyChecks(ctx, method, req)
 		for _, c := range checks {
 			d := set.Authorize(c.req)
-			if err := s.policyDecided(req, method, c, d); err != nil {
+			if err := s.policyDecided(method, c, d); err != nil {
 				return nil, err
 			}
 		}
@@ -70,23 +71,25 @@ func (s *Server) enforcePolicy(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // policyDecided audits a decision and turns a denial into the client's
-// error.
-func (s *Server) policyDecided(req mcp.Request, method string, c policyCheck, d policy.Decision) error {
+// error. Denials are logged at debug level only: the audit log and the
+// metrics keep them, and a client must not flood the log with them.
+func (s *Server) policyDecided(method string, c policyCheck, d policy.Decision) error {
 	p := c.req.Principal
+	// A resource's name is the client's URI: clipped as the call events' are.
 	e := audit.Event{Kind: audit.KindPolicy, Session: c.req.Session, Principal: p.Name, Plugin: c.plugin,
-		Tool: c.req.Target.Name, Method: method, Decision: audit.DecisionAllow, Policies: d.Policies}
+		Tool: clip.String(c.req.Target.Name, maxAuditName), Method: method, Decision: audit.DecisionAllow, Policies: d.Policies}
 	if d.Allow {
 		s.opts.Audit.Record(e)
 		return nil
 	}
-	msg := d.Message(p.Name, c.req.Action, c.what)
+	msg := d.Message(clip.String(p.Name, clip.Log), c.req.Action, clip.String(c.what, maxAuditName))
 	e.Decision, e.Reason = audit.DecisionDeny, msg
 	s.opts.Audit.Record(e)
 	args := []any{"principal", p.Name, "method", method, "policies", d.Policies, "reason", msg}
 	if len(d.Errors) > 0 {
 		args = append(args, "errors", d.Errors)
 	}
-	s.logger.Info("request refused by policy", args...)
+	s.logger.Debug("request refused by policy", args...)
 	return &jsonrpc.Error{Code: CodeForbidden, Message: msg}
 }
 
