@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -189,4 +190,27 @@ func TestPolicyDefaultDeny(t *testing.T) {
 @id("limit") forbid(principal, action, resource) when { context.arguments.n > 3 };`))
 	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "x"}})
 	refusedBy(t, "failing forbid", err, "limit")
+}
+
+// BenchmarkPolicyCall: a Wasm echo call over the in-memory transport with
+// no policy, and with 100 policies (each matching on the tool, the
+// principal or the arguments), for the cost a decision adds to a call.
+func BenchmarkPolicyCall(b *testing.B) {
+	var text strings.Builder
+	text.WriteString(`@id("base") permit(principal, action, resource);` + "\n")
+	for i := 0; i < 99; i++ {
+		fmt.Fprintf(&text, "@id(\"p%d\") forbid(principal == User::\"u%d\", action == Action::\"call_tool\", resource) unless { context.arguments has text && context.arguments.text like \"*%d*\" };\n", i, i, i)
+	}
+	set := mustPolicy(b, text.String())
+	for _, c := range []struct {
+		name string
+		set  *policy.Set
+	}{{"none", nil}, {"100-policies", set}} {
+		b.Run(c.name, func(b *testing.B) {
+			srv, _ := newServer(b, false, loadSpec{name: "echo"})
+			srv.SetPolicy(c.set)
+			cs := connectVersion(b, srv, nil, "2025-11-25")
+			benchCall(b, cs, "echo")
+		})
+	}
 }
