@@ -110,7 +110,8 @@ func TestPolicyHTTPTwoTokens(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "p.cedar"), []byte(fmt.Sprintf(argPolicy, `== User::"bob"`, root)), 0o600)
 	os.WriteFile(cfg, []byte("[server.auth]\ntokens_file = \"tokens\"\n\n[server.policy]\nfiles = [\"p.cedar\"]\n\n[[plugin]]\npath = \""+
 		fixture.Plugin(t, "fs")+"\"\n[[plugin.fs]]\npath = \""+root+"\"\n"), 0o600)
-	url := httpServe(t, "--config", cfg)
+	auditLog := filepath.Join(root, "audit.log")
+	url := httpServe(t, "--config", cfg, "--audit-log", auditLog)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	client := func(token string) *mcp.ClientSession {
@@ -135,6 +136,17 @@ func TestPolicyHTTPTwoTokens(t *testing.T) {
 	}
 	if text, err := readFile(ctx, bob, filepath.Join(root, "docs", "a.txt")); err != nil || !strings.Contains(text, "in the docs") {
 		t.Fatalf("bob in docs: %q %v", text, err)
+	}
+	// The decisions are in the audit log, with the deciding policy, and
+	// counted by decision.
+	data, _ := os.ReadFile(auditLog)
+	if !strings.Contains(string(data), `"principal":"bob","plugin":"fs","tool":"fs_read_file","method":"tools/call","decision":"deny","policies":["docs-only"]`) ||
+		!strings.Contains(string(data), `"principal":"alice","plugin":"fs","tool":"fs_read_file","method":"tools/call","decision":"allow","policies":["base"]`) {
+		t.Fatalf("audit log:\n%s", data)
+	}
+	_, page := get(t, strings.TrimSuffix(url, "/mcp")+"/metrics", "0123456789abcdef0123")
+	if !strings.Contains(page, `mcpwasm_policy_decisions_total{decision="deny"} 1`) || !strings.Contains(page, `mcpwasm_policy_decisions_total{decision="allow"} 2`) {
+		t.Fatalf("metrics:\n%s", page)
 	}
 }
 
