@@ -60,6 +60,7 @@ type Error struct {
 	Reason string
 }
 
+// Error is "file:line:column: reason", as much of it as is known.
 func (e *Error) Error() string {
 	switch {
 	case e.Line > 0 && e.Column > 0:
