@@ -66,6 +66,9 @@ type Server struct {
 
 	// Tasks is the [server.tasks] table (tasks.go).
 	Tasks Tasks `toml:"tasks"`
+
+	// Policy is the [server.policy] table (policy.go).
+	Policy Policy `toml:"policy"`
 }
 
 // Defaults holds the [defaults] table: limits for plugins that set none.
@@ -335,6 +338,7 @@ func (c *Config) check(data []byte, col *collector) {
 	col.add(c.Server.checkAccess(), firstLine(loc, "server.auth.oauth", "server.auth", "server.limits", "server"))
 	col.add(c.Server.Tracing.check(data), loc.line("server", "tracing"))
 	col.add(c.Server.Tasks.check(data), loc.line("server", "tasks"))
+	col.add(c.Server.Policy.check(), loc.line("server", "policy"))
 	col.add(c.Sources.check(), loc.line("sources"))
 	col.add(checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput,
 		c.Defaults.Concurrency, c.defined["defaults.concurrency"]), loc.line("defaults"))

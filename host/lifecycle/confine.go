@@ -74,6 +74,10 @@ func confinePolicy(in confineInputs) confine.Policy {
 	}
 	ro(in.roots...)
 	ro(in.cfg.Server.Roots...)
+	// The policy files' folders, read again at each reload (policy.go).
+	for f := range policyFiles(in.cfg) {
+		ro(filepath.Dir(f))
+	}
 	ro(in.cfg.Server.StateKeyFile, in.cfg.Server.Auth.TokensFile, in.cfg.Sources.TrustedRoot)
 	for _, k := range in.cfg.Sources.Keys {
 		ro(k)

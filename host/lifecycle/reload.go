@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/policy"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
@@ -53,6 +54,8 @@ type reloader struct {
 	hup      chan os.Signal // SIGHUP, once listen was called
 	walls    *confineInputs // what the confinement in force derives from; nil when off
 	onHUP    func()         // run first on SIGHUP (the audit log is reopened), or nil
+	// setPolicy puts a policy set in force (policy.go); nil: none kept.
+	setPolicy func(*policy.Set)
 
 	mu       sync.Mutex // one reload at a time
 	cfg      *config.Config
@@ -147,6 +150,7 @@ func (r *reloader) reloadConfig(ctx context.Context, why string) {
 			return
 		}
 		cfg = c
+		r.reloadPolicy(cfg, why)
 	}
 	all := func(string) bool { return true }
 	ctx, span := tracing.Start(ctx, "plugin.reload", tracing.KeyReloadCause, why)

@@ -17,6 +17,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/bearer"
@@ -138,11 +139,19 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	if err != nil {
 		return usage(err)
 	}
+	pol, err := LoadPolicy(cfg)
+	if err != nil {
+		return usage(err)
+	}
 	features := Features(specs)
 	cat := NewCatalog(rt, CatalogOptions{LoadTimeout: o.LoadTimeout, Lost: op.lost, Server: server.Options{
 		Name: cfg.Server.Name, Version: o.Version, Logger: logger, StateKey: key, Features: features,
-		Audit: op.audit, ListTTL: o.ListTTL, Tasks: taskOpts}})
+		Audit: op.audit, PolicyFacts: signatureFacts(fetch), ListTTL: o.ListTTL, Tasks: taskOpts}})
 	srv := cat.Server()
+	srv.SetPolicy(pol)
+	if pol != nil {
+		logger.Info("policies in force", "policies", pol.Len(), "files", strings.Join(pol.Files(), ", "))
+	}
 	op.start(srv, rt)
 	if o.BenchNativeEcho {
 		srv.AddNativeEcho()
@@ -178,7 +187,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	// Then the reloader follows the files and SIGHUP (watch.go, reload.go).
 	rl := &reloader{c: cat, args: o.Args, cfgPath: o.ConfigPath, cfg: cfg, lf: &o.Limits, roots: o.Roots,
 		noPrefix: o.NoPrefix, features: features, grants: grants, fetch: fetch, walls: walls.ifOn(o.Confine),
-		onHUP: func() { op.reopen(logger) }}
+		onHUP: func() { op.reopen(logger) }, setPolicy: srv.SetPolicy}
 	var w *watcher
 	rl.listen()
 	if o.Watch {

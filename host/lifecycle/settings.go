@@ -39,8 +39,8 @@ func (r *reloader) pendingSettings(cfg *config.Config) {
 
 // restartOnly names the settings that differ between two configs and that
 // a reload does not apply. A reload applies the [[plugin]] tables (paths,
-// limits, guest config, grants, pins, prefixes), [defaults] and [server]
-// roots; everything else (the listen address, stateless, HTTP bounds,
+// limits, guest config, grants, pins, prefixes), [defaults], [server]
+// roots and [server.policy]; everything else (the listen address, stateless, HTTP bounds,
 // auth, the name, the cache folder, and any table this code does not know)
 // is read once, at start. Fields are compared by reflection so a setting
 // added later is covered without a change here.
@@ -59,7 +59,7 @@ func restartOnly(old, cur *config.Config) []string {
 			for j := 0; j < st.NumField(); j++ {
 				sf := st.Field(j)
 				stag := strings.Split(sf.Tag.Get("toml"), ",")[0]
-				if stag == "roots" || stag == "-" || !sf.IsExported() {
+				if stag == "roots" || stag == "policy" || stag == "-" || !sf.IsExported() {
 					continue
 				}
 				if !reflect.DeepEqual(ov.Field(i).Field(j).Interface(), cv.Field(i).Field(j).Interface()) {

@@ -38,6 +38,9 @@ type interests struct {
 	// targets are what each of files resolved to (through its links)
 	// when last looked at.
 	targets map[string]string
+	// policy are the policy files and schema ([server.policy]): a change
+	// reloads the policies alone.
+	policy map[string]bool
 }
 
 func (in interests) wants(path string) bool {
@@ -85,7 +88,10 @@ func (in interests) folders() map[string]bool {
 // interests lists what the arguments and the config in force name. r.mu
 // must be held (r.cfg).
 func (r *reloader) interests() interests {
-	in := interests{dirs: map[string]bool{}, files: map[string]bool{}, targets: map[string]string{}}
+	in := interests{dirs: map[string]bool{}, files: map[string]bool{}, targets: map[string]string{}, policy: policyFiles(r.cfg)}
+	for f := range in.policy {
+		in.files[f] = true
+	}
 	for _, a := range r.args {
 		if source.IsRemote(a) {
 			continue // fetched, not watched
@@ -245,10 +251,25 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 		if len(settled) == 0 {
 			continue
 		}
-		if settled[cfgFile] {
-			r.reloadConfig(ctx, "config file changed")
-		} else {
-			r.rescan(ctx, settled)
+		policyChanged := false
+		for f := range settled {
+			if in.policy[f] {
+				policyChanged = true
+				delete(settled, f)
+			}
+		}
+		switch {
+		case settled[cfgFile]:
+			r.reloadConfig(ctx, "config file changed") // reads the policies too
+		default:
+			if policyChanged {
+				r.mu.Lock()
+				r.reloadPolicy(r.cfg, "policy file changed")
+				r.mu.Unlock()
+			}
+			if len(settled) > 0 {
+				r.rescan(ctx, settled)
+			}
 		}
 		in = r.refollow(w)
 	}
