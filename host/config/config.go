@@ -72,6 +72,8 @@ type Defaults struct {
 	Memory      Size     `toml:"memory"`
 	MaxOutput   Size     `toml:"max_output"`
 	Concurrency int      `toml:"concurrency"`
+	// Trust: trust, hidden_text, results_hidden_text, secrets (trust.go).
+	Trust
 }
 
 // Plugin is one [[plugin]] table.
@@ -110,6 +112,9 @@ type Plugin struct {
 	// Tasks sets, by declared tool name, whether a tool runs as a task
 	// ("forbidden", "optional", "required"), over what the plugin declares.
 	Tasks map[string]string `toml:"tasks"`
+	// Trust overrides [defaults]' trust, hidden_text, results_hidden_text
+	// and secrets (trust.go).
+	Trust
 }
 
 // FSGrant is one [[plugin.fs]] table: a folder and its access mode.
@@ -259,6 +264,9 @@ func (c *Config) check(data []byte) error {
 		if err := checkSource(where, p); err != nil {
 			return err
 		}
+		if err := p.Trust.check(data, where, "plugin", i); err != nil {
+			return err
+		}
 		if err := checkTaskModes(data, where, i, p.Tasks); err != nil {
 			return err
 		}
@@ -293,6 +301,9 @@ func (c *Config) check(data []byte) error {
 		return err
 	}
 	if err := c.Sources.check(); err != nil {
+		return err
+	}
+	if err := c.Defaults.Trust.check(data, "[defaults]", "defaults", 0); err != nil {
 		return err
 	}
 	if err := checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput, c.Defaults.Concurrency); err != nil {
