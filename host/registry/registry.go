@@ -113,6 +113,11 @@ type AddOptions struct {
 	// Unprefixed exposes the plugin's tool names as declared, instead of
 	// "<plugin>_<tool>".
 	Unprefixed bool
+	// Vet, if set, is given everything the plugin declares, checked, and
+	// returns the part to serve (host/trust: declarations held or
+	// refused are left out), or an error that fails the read. refresh is
+	// set for a list the plugin refreshed at run time.
+	Vet func(e *Entry, refresh bool) (*Entry, error)
 }
 
 // Changes says how one AddRanked or Remove changed the served surface.
