@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/hiddentext"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -56,6 +57,7 @@ type Tool struct {
 
 	schema *jsonschema.Resolved
 	legacy bool
+	skel   string // the exposed name's TR39 skeleton
 }
 
 // Registry maps exposed names and URIs to what serves them. It is safe for
@@ -113,6 +115,10 @@ type AddOptions struct {
 	// Unprefixed exposes the plugin's tool names as declared, instead of
 	// "<plugin>_<tool>".
 	Unprefixed bool
+	// AllowConfusable serves a tool or prompt whose exposed name looks
+	// like (has the TR39 skeleton of) another plugin's (hidden_text =
+	// "warn"); otherwise that is a collision.
+	AllowConfusable bool
 	// Vet, if set, is given everything the plugin declares, checked, and
 	// returns the part to serve (host/trust: declarations held or
 	// refused are left out), or an error that fails the read. refresh is
@@ -189,7 +195,7 @@ func (r *Registry) recompute() *Changes {
 	ch := &Changes{}
 	for _, c := range r.cands {
 		was := c.served
-		c.err = r.collisions(c.e)
+		c.err = r.collisions(c.e, c.opts)
 		c.served = c.err == nil
 		if c.served {
 			r.insert(c.e)
@@ -279,7 +285,7 @@ func (r *Registry) Refresh(ctx context.Context, p *plugin.Plugin) (old, cur *Ent
 		return nil, nil, fmt.Errorf("plugin %q is not served", p.Name())
 	}
 	old = r.remove(p)
-	if err := r.collisions(e); err != nil {
+	if err := r.collisions(e, opts); err != nil {
 		r.insert(old)
 		return nil, nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
 	}
@@ -302,7 +308,7 @@ func (r *Registry) Restore(p *plugin.Plugin, old *Entry) {
 	c.e = old
 }
 
-func (r *Registry) collisions(e *Entry) error {
+func (r *Registry) collisions(e *Entry, opts AddOptions) error {
 	for _, t := range e.Tools {
 		if prev, ok := r.tools[t.Def.Name]; ok {
 			return fmt.Errorf("tool %q collides with the tool of the same name from plugin %q; set prefix = true on one of them, or rename it",
@@ -312,6 +318,11 @@ func (r *Registry) collisions(e *Entry) error {
 	for _, pr := range e.Prompts {
 		if prev, ok := r.prompts[pr.Def.Name]; ok {
 			return fmt.Errorf("prompt %q collides with the prompt of the same name from plugin %q", pr.Def.Name, prev.Plugin.Name())
+		}
+	}
+	if !opts.AllowConfusable {
+		if err := r.confusable(e); err != nil {
+			return err
 		}
 	}
 	for _, res := range e.Resources {
@@ -487,5 +498,5 @@ func checkTool(p *plugin.Plugin, raw json.RawMessage, opts AddOptions) (*Tool, e
 	if m, ok := p.Config().TaskModes[declared]; ok && ValidMode(m) {
 		task.Mode = m // the operator's setting
 	}
-	return &Tool{Def: &def, Declared: declared, Plugin: p, schema: resolved, Task: task}, nil
+	return &Tool{Def: &def, Declared: declared, Plugin: p, schema: resolved, Task: task, skel: hiddentext.Skeleton(exposed)}, nil
 }
