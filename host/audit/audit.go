@@ -23,6 +23,11 @@ const (
 	// Attrs host, ip, status, bytes) or failed (Outcome the failure);
 	// refused ones are KindDenial with Denial DenyNet.
 	KindNet = "net"
+	// KindTrust is what host/trust and the result scan did to what a
+	// plugin tells the model: Outcome "hold", "approval", "refusal",
+	// "redaction", "block" or "strip"; Tool the declaration (or the tool
+	// whose result was changed), Reason why (never a secret's value).
+	KindTrust = "trust"
 )
 
 // Denial kinds: what was refused.

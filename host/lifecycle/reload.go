@@ -53,6 +53,7 @@ type reloader struct {
 	fetch    *Fetcher       // oci:// and https:// plugins
 	hup      chan os.Signal // SIGHUP, once listen was called
 	walls    *confineInputs // what the confinement in force derives from; nil when off
+	lockFile string         // the lock file whose approvals the plugins are served under, or ""
 
 	mu       sync.Mutex // one reload at a time
 	cfg      *config.Config
@@ -99,7 +100,7 @@ func identity(s Spec) string {
 	}
 	sort.Strings(grants)
 	c.Grants = nil
-	fmt.Fprintf(h, "\x00%#v\x00%q\x00%v", c, grants, s.Unprefixed) // fmt prints maps sorted
+	fmt.Fprintf(h, "\x00%#v\x00%q\x00%v\x00%#v", c, grants, s.Unprefixed, s.Trust) // fmt prints maps sorted
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -214,7 +215,7 @@ func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched fu
 			break
 		}
 		s, id := specs[i], identity(specs[i])
-		if v := r.current[k]; v != nil && v.id == id {
+		if v := r.current[k]; v != nil && v.id == id && !(r.c.pending(v.p) && touched(s.Config.Source)) {
 			delete(r.failed, k) // the file went back to the version that serves
 			continue
 		}
@@ -280,7 +281,7 @@ func (r *reloader) apply(ctx context.Context, v version) {
 	}
 	if err == nil {
 		var refused []registry.Refusal
-		refused, err = r.c.swapIn(curPlugin, e, registry.AddOptions{Unprefixed: s.Unprefixed})
+		refused, err = r.c.swapIn(curPlugin, e, r.c.addOptions(s, curPlugin != nil))
 		r.withdrawn(refused)
 	}
 	if err != nil {

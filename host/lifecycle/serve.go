@@ -66,6 +66,9 @@ type ServeOptions struct {
 	TaskStore string
 	// Confine is the confinement mode.
 	Confine confine.Mode
+	// Trust, if set, replaces every plugin's trust setting (--trust; "off"
+	// for a plugin author's development run).
+	Trust string
 	// BenchNativeEcho also serves native_echo (mcpwasm-bench).
 	BenchNativeEcho bool
 	// Version is the server's version, told to clients and traces.
@@ -138,7 +141,11 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		return usage(err)
 	}
 	features := Features(specs)
-	cat := NewCatalog(rt, CatalogOptions{LoadTimeout: o.LoadTimeout, Lost: op.lost, Server: server.Options{
+	if !trustFlagValid(o.Trust) {
+		return usage(fmt.Errorf("--trust %q: want tofu, pin or off", o.Trust))
+	}
+	vet, lockFile := newVetter(o.Trust, o.ConfigPath, o.Args, fetch, op.audit, logger)
+	cat := NewCatalog(rt, CatalogOptions{LoadTimeout: o.LoadTimeout, Lost: op.lost, Trust: vet, Server: server.Options{
 		Name: cfg.Server.Name, Version: o.Version, Logger: logger, StateKey: key, Features: features,
 		Audit: op.audit, ListTTL: o.ListTTL, Tasks: taskOpts}})
 	srv := cat.Server()
@@ -169,7 +176,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	defer cancelLoad()
 	// Then the reloader follows the files and SIGHUP (watch.go, reload.go).
 	rl := &reloader{c: cat, args: o.Args, cfgPath: o.ConfigPath, cfg: cfg, lf: &o.Limits, roots: o.Roots,
-		noPrefix: o.NoPrefix, features: features, grants: grants, fetch: fetch, walls: walls.ifOn(o.Confine)}
+		noPrefix: o.NoPrefix, features: features, grants: grants, fetch: fetch, walls: walls.ifOn(o.Confine), lockFile: lockFile}
 	var w *watcher
 	rl.listen()
 	if o.Watch {

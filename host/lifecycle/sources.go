@@ -43,6 +43,9 @@ type Spec struct {
 	Config plugin.Config
 	// Unprefixed exposes the plugin's names as declared.
 	Unprefixed bool
+	// Trust is the plugin's trust settings, [defaults]' under its own
+	// (config.Trust.Resolve).
+	Trust config.Trust
 }
 
 // Defaults merges the flags over the config file's [defaults]; flags win. Every
@@ -150,7 +153,7 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 				problems = append(problems, err)
 				continue
 			}
-			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix})
+			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix, Trust: c.Defaults.Trust.Resolve(config.Trust{})})
 			continue
 		}
 		files, err := wasmFiles(a)
@@ -166,14 +169,18 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 			}
 			cfg := base
 			cfg.Name, cfg.Source, cfg.Wasm = NameFromFile(f), f, data
-			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix})
+			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix, Trust: c.Defaults.Trust.Resolve(config.Trust{})})
 		}
 	}
 	if len(c.Plugins) == 0 && len(args) == 0 {
 		for _, b := range builtin.Plugins() {
 			cfg := base
 			cfg.Name, cfg.Source, cfg.Wasm = b.Name, "built-in "+b.File, b.Wasm
-			specs = append(specs, Spec{Config: cfg})
+			// The built-in plugins come with the binary, and change with
+			// it: nothing to pin (hidden text is still refused).
+			tr := c.Defaults.Trust.Resolve(config.Trust{})
+			tr.Trust = "off"
+			specs = append(specs, Spec{Config: cfg, Trust: tr})
 		}
 	}
 	return specs, problems
@@ -234,7 +241,7 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 	}
 	cfg.Grants = grants
 	cfg.TaskModes = p.Tasks
-	return Spec{Config: cfg, Unprefixed: p.Prefix != nil && !*p.Prefix}, nil
+	return Spec{Config: cfg, Unprefixed: p.Prefix != nil && !*p.Prefix, Trust: p.Trust.Resolve(c.Defaults.Trust)}, nil
 }
 
 // wasmFiles expands a path: a file is itself, a folder is its *.wasm files.

@@ -70,6 +70,9 @@ func (r *reloader) interests() interests {
 	if r.cfgPath != "" {
 		in.files[absPath(r.cfgPath)] = true
 	}
+	if r.lockFile != "" {
+		in.files[absPath(r.lockFile)] = true // approvals (mcpwasm trust)
+	}
 	for _, p := range r.cfg.Plugins {
 		if source.IsRemote(p.Path) {
 			continue
@@ -209,9 +212,12 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 		if len(settled) == 0 {
 			continue
 		}
-		if settled[cfgFile] {
+		switch {
+		case settled[cfgFile]:
 			r.reloadConfig(ctx, "config file changed")
-		} else {
+		case r.lockFile != "" && settled[absPath(r.lockFile)]:
+			r.approvals(ctx)
+		default:
 			r.rescan(ctx, settled)
 		}
 		in = r.refollow(w)

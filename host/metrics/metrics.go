@@ -52,6 +52,7 @@ type Metrics struct {
 	duration     *prometheus.HistogramVec
 	loadFailures *prometheus.CounterVec
 	denials      *prometheus.CounterVec
+	trust        *prometheus.CounterVec
 }
 
 // New creates the metrics and registers them, with the Go runtime's and
@@ -76,11 +77,18 @@ func New(o Options) *Metrics {
 			Namespace: Namespace, Name: "denials_total",
 			Help: "Requests and guest operations refused, by kind: auth, rate_limit, fs (a filesystem escape), net.",
 		}, []string{"kind"}),
+		trust: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "trust_events_total",
+			Help: "What a plugin tells the model, by event: hold (a changed or new declaration not served), approval (declarations recorded), refusal (hidden text, a confusable name), redaction (secrets replaced in a result), block (a result refused for a credential), strip (hidden characters removed from a result).",
+		}, []string{"event"}),
 	}
 	for _, k := range []string{audit.DenyAuth, audit.DenyRateLimit, audit.DenyFS, audit.DenyNet} {
 		m.denials.WithLabelValues(k) // present at 0 from the start
 	}
-	m.reg.MustRegister(m.calls, m.duration, m.loadFailures, m.denials,
+	for _, k := range []string{"hold", "approval", "refusal", "redaction", "block", "strip"} {
+		m.trust.WithLabelValues(k)
+	}
+	m.reg.MustRegister(m.calls, m.duration, m.loadFailures, m.denials, m.trust,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if o.Sandbox != nil {
 		m.reg.MustRegister(sandboxCollector(o.Sandbox))
@@ -120,6 +128,12 @@ func (m *Metrics) Observe(e audit.Event) {
 		m.duration.WithLabelValues(e.Plugin, e.Method, name).Observe(e.DurationMs / 1000)
 	case audit.KindDenial:
 		m.denials.WithLabelValues(e.Denial).Inc()
+	case audit.KindTrust:
+		n := 1
+		if c, ok := e.Attrs["count"].(int); ok && c > 0 {
+			n = c
+		}
+		m.trust.WithLabelValues(e.Outcome).Add(float64(n))
 	}
 }
 

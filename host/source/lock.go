@@ -204,7 +204,46 @@ func (l *Lock) write() error {
 			b.WriteString(d + "\n")
 		}
 	}
-	return store.WriteFileAtomic(l.path, []byte(b.String()), 0o644, "")
+	err := store.WriteFileAtomic(l.path, []byte(b.String()), 0o644, "")
+	if errors.Is(err, fs.ErrPermission) {
+		// A confined serve may write the lock file but not create files
+		// beside it (host/confine: the config's folder is read-only):
+		// rewrite it in place. A reader meeting it half-written fails to
+		// parse it and keeps what it read before (refresh).
+		err = writeInPlace(l.path, []byte(b.String()))
+	}
+	return err
+}
+
+func writeInPlace(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// Create writes the lock file if it does not exist yet, so that a process
+// confined later may still record in it (Landlock lets it write the file,
+// not create one beside it).
+func (l *Lock) Create() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.dryRun {
+		return nil
+	}
+	if _, err := os.Stat(l.path); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err := l.write(); err != nil {
+		return fmt.Errorf("%s: %w", l.path, err)
+	}
+	l.read, _ = os.Stat(l.path)
+	return nil
 }
 
 // DeclWord starts the lock file's declaration lines.
