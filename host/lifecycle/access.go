@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/config"
-	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
@@ -17,9 +17,9 @@ import (
 // (an unreachable issuer is logged, not fatal) and refreshed in the
 // background until ctx ends. Serving addr beyond loopback without
 // authentication is refused here, before anything loads.
-func accessOptions(ctx context.Context, addr string, cfg *config.Config, insecure bool, logger *slog.Logger) (server.AccessOptions, bearer.Policy, error) {
+func accessOptions(ctx context.Context, addr string, cfg *config.Config, insecure bool, logger *slog.Logger) (httpserve.AccessOptions, bearer.Policy, error) {
 	a, l := cfg.Server.Auth, cfg.Server.Limits
-	o := server.AccessOptions{InsecureNoAuth: insecure, RequiredScopes: a.RequiredScopes, Rate: l.Rate, Burst: l.Burst,
+	o := httpserve.AccessOptions{InsecureNoAuth: insecure, RequiredScopes: a.RequiredScopes, Rate: l.Rate, Burst: l.Burst,
 		SessionConcurrency: l.SessionConcurrency, PrincipalConcurrency: l.PrincipalConcurrency, PrincipalSessions: l.PrincipalSessions}
 	policy := bearer.Policy{Plugins: a.PluginScopes, Tools: a.ToolScopes}
 	o.TrustedProxies, _ = l.Proxies() // checked by config.Parse
@@ -55,5 +55,5 @@ func accessOptions(ctx context.Context, addr string, cfg *config.Config, insecur
 	if a.Resource != "" {
 		o.Metadata = bearer.Metadata(a.Resource, issuer, policy.Scopes(a.RequiredScopes...))
 	}
-	return o, policy, server.CheckExposure(addr, o)
+	return o, policy, httpserve.CheckExposure(addr, o)
 }

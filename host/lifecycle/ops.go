@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/metrics"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
 )
 
@@ -85,9 +86,9 @@ func (o *ops) routes(srv *server.Server) map[string]http.Handler {
 	if o.admin != "" {
 		return nil
 	}
-	h := srv.OpsHandler(o.metrics.Handler())
+	h := httpserve.OpsHandler(srv, o.metrics.Handler())
 	routes := map[string]http.Handler{}
-	for _, p := range server.OpsPaths {
+	for _, p := range httpserve.OpsPaths {
 		routes[p] = h
 	}
 	return routes
@@ -99,12 +100,12 @@ func (o *ops) serveAdmin(ctx context.Context, srv *server.Server, logger *slog.L
 	if o.admin == "" {
 		return nil
 	}
-	ln, err := server.ListenAdmin(o.admin)
+	ln, err := httpserve.ListenAdmin(o.admin)
 	if err != nil {
 		return err
 	}
 	go func() {
-		if err := srv.ServeAdminOn(ctx, ln, srv.OpsHandler(o.metrics.Handler())); err != nil {
+		if err := httpserve.ServeAdmin(ctx, srv, ln, httpserve.OpsHandler(srv, o.metrics.Handler())); err != nil {
 			logger.Error("operator endpoints stopped", "err", err)
 		}
 	}()

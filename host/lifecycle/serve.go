@@ -24,6 +24,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/confine"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 )
 
 // ServeOptions are what serve's flags and config file say.
@@ -153,7 +154,7 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	if o.BenchNativeEcho {
 		srv.AddNativeEcho()
 	}
-	var access server.AccessOptions
+	var access httpserve.AccessOptions
 	if o.HTTP != "" {
 		var policy bearer.Policy
 		if access, policy, err = accessOptions(ctx, o.HTTP, cfg, o.InsecureNoAuth, logger); err != nil {
@@ -240,19 +241,19 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	return err
 }
 
-func serveHTTP(ctx context.Context, srv *server.Server, addr string, o server.HTTPOptions) error {
-	ln, err := server.ListenHTTP(addr)
+func serveHTTP(ctx context.Context, srv *server.Server, addr string, o httpserve.Options) error {
+	ln, err := httpserve.Listen(addr)
 	if err != nil {
 		return err
 	}
-	return srv.ServeHTTPOn(ctx, ln, o)
+	return httpserve.Serve(ctx, srv, ln, o)
 }
 
 // httpOptions merges the HTTP flags over the [server] table; zero values
 // take the server package's defaults.
-func httpOptions(cfg *config.Config, stateless bool, hosts []string, maxSessions int, sessionTimeout time.Duration) server.HTTPOptions {
+func httpOptions(cfg *config.Config, stateless bool, hosts []string, maxSessions int, sessionTimeout time.Duration) httpserve.Options {
 	c := cfg.Server
-	o := server.HTTPOptions{Stateless: stateless, AllowedHosts: append(hosts, c.AllowedHosts...),
+	o := httpserve.Options{Stateless: stateless, AllowedHosts: append(hosts, c.AllowedHosts...),
 		MaxSessions: c.MaxSessions, SessionTimeout: c.SessionTimeout.Duration, MaxConns: c.MaxConnections,
 		MaxBodyBytes: int64(c.MaxBody.Bytes), MaxBodyBytesInFlight: int64(c.MaxBodyInFlight.Bytes)}
 	if maxSessions > 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"io"
 	"net/http"
 	"net/http/httptrace"
@@ -55,7 +56,7 @@ func (c *Call) do(ctx context.Context, req *Request) (*Response, *exchange, *Err
 	}
 	u, err := url.Parse(req.URL)
 	if err != nil || !u.IsAbs() || u.Host == "" {
-		return nil, x, &Error{Reason: ReasonBadRequest, Msg: fmt.Sprintf("the url %q is not an absolute http or https URL", truncate(req.URL, 200))}
+		return nil, x, &Error{Reason: ReasonBadRequest, Msg: fmt.Sprintf("the url %q is not an absolute http or https URL", clip.String(req.URL, 200))}
 	}
 	t, err := parseTarget(u, x.method)
 	x.target = t.String()
@@ -104,7 +105,7 @@ func (c *Call) do(ctx context.Context, req *Request) (*Response, *exchange, *Err
 	}
 	for k, v := range req.Headers {
 		if !headerNameRE.MatchString(k) || strings.ContainsAny(v, "\r\n\x00") {
-			return nil, x, g.refuse(ReasonBadRequest, t, "", "header %q is not a valid HTTP header", truncate(k, 100))
+			return nil, x, g.refuse(ReasonBadRequest, t, "", "header %q is not a valid HTTP header", clip.String(k, 100))
 		}
 		if strings.EqualFold(k, "Host") {
 			continue // the URL's host is the Host header: it cannot be pointed at another name
@@ -249,11 +250,4 @@ func hostOf(addr string) string {
 		return strings.Trim(addr[:i], "[]")
 	}
 	return addr
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

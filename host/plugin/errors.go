@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"regexp"
 	"strings"
 	"time"
@@ -157,12 +158,8 @@ func panicLine(stderr string) string {
 	return ""
 }
 
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
+// truncate clips untrusted text for a message (package clip).
+var truncate = clip.String
 
 func humanBytes(n uint64) string {
 	switch {

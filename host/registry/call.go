@@ -92,13 +92,6 @@ func (t *Tool) validate(args json.RawMessage) error {
 	return nil
 }
 
-func clip(b []byte) string {
-	if len(b) > 80 {
-		return string(b[:80]) + "…"
-	}
-	return string(b)
-}
-
 // errorResult is the isError result for a failed call: a text the model can
 // act on, and the category and details in _meta.
 func (t *Tool) errorResult(e *plugin.Error) *mcp.CallToolResult {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -37,7 +38,7 @@ func parseResult(out []byte) (*mcp.CallToolResult, *plugin.Error) {
 		return nil, badOutput("empty output (a tool whose output does not fit in its memory limit produces none)")
 	}
 	if trimmed[0] != '{' {
-		return nil, badOutput("expected a JSON object, got %q", clip(trimmed))
+		return nil, badOutput("expected a JSON object, got %q", clip.Bytes(trimmed, 80))
 	}
 	res, ok := parseCommon(trimmed)
 	if !ok {

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -46,7 +46,7 @@ func TestMCPAppsPassThrough(t *testing.T) {
 	}{
 		{"2026-07-28", connectVersion(t, srv, opts, "2026-07-28")},
 		{"2025-11-25", connectVersion(t, srv, opts, "2025-11-25")},
-		{"http-stateless", connectHTTP(t, srv, server.HTTPOptions{Stateless: true})},
+		{"http-stateless", connectHTTP(t, srv, httpserve.Options{Stateless: true})},
 	} {
 		t.Run(tr.name, func(t *testing.T) {
 			ctx := context.Background()

@@ -7,9 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -99,12 +102,12 @@ func TestReadCacheHints(t *testing.T) {
 // shared cache may serve them to another user; the same server's answers
 // to an unauthenticated client stay public.
 func TestCacheScopePrivateWhenAuthenticated(t *testing.T) {
-	toks := staticTokens(t, "full 0123456789abcdef0123 conf\n")
+	toks := servertest.StaticTokens(t, "full 0123456789abcdef0123 conf\n")
 	srv, _ := newServerWith(t, false, server.Options{Name: "test", ListTTL: time.Minute}, plugin.RuntimeOptions{},
 		loadSpec{name: "conformance"})
 	srv.RequireScopes(bearer.Policy{Plugins: map[string]string{"conformance": "conf"}})
-	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
-	full, err := clientWith(url, "0123456789abcdef0123")
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
+	full, err := servertest.ClientWith(url, "0123456789abcdef0123")
 	if err != nil {
 		t.Fatal(err)
 	}

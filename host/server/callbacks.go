@@ -120,14 +120,6 @@ func (c *callbacks) Request(ctx context.Context, function string, payload json.R
 	return res, nil
 }
 
-func clientCapabilities(ss *mcp.ServerSession) *mcp.ClientCapabilities {
-	ip := ss.InitializeParams()
-	if ip == nil {
-		return nil
-	}
-	return ip.Capabilities
-}
-
 // explain turns go-sdk's errors for impossible requests into sentences a
 // guest (and the model reading its error) can act on.
 func explain(function string, err error) error {
@@ -184,4 +176,10 @@ func (c *callbacks) Notify(ctx context.Context, function string, payload json.Ra
 		return nil
 	}
 	return fmt.Errorf("unknown host function %q", function)
+}
+
+// callbacksFor makes the callbacks of one guest call.
+func (s *Server) callbacksFor(session *mcp.ServerSession, token any, p *plugin.Plugin, what string) *callbacks {
+	return &callbacks{srv: s, session: session, token: token, plugin: p,
+		left: s.opts.NotificationsPerCall, logger: s.logger, tool: what}
 }

@@ -3,40 +3,17 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"strings"
 
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// go-sdk answers a handler's plain Go error (and a few of its own) as a
-// JSON-RPC error with code 0, which JSON-RPC does not define. Every error
-// leaving the server gets a proper code: the middleware below for handlers,
-// codeTransport for what go-sdk answers before any handler runs.
-
-// codeCancelled answers a request the client cancelled (LSP's
-// RequestCancelled; JSON-RPC reserves no code for it).
-const codeCancelled = -32800
-
-// withCode returns err as a JSON-RPC error with a non-zero code. Errors
-// that carry one already are returned as they are.
-func withCode(err error) error {
-	var we *jsonrpc.Error
-	if errors.As(err, &we) && we.Code != 0 {
-		return err
-	}
-	code := int64(jsonrpc.CodeInternalError)
-	switch {
-	case errors.Is(err, context.Canceled):
-		code = codeCancelled
-	case strings.Contains(err.Error(), "invalid during session initialization"),
-		strings.Contains(err.Error(), `duplicate "initialize"`):
-		code = jsonrpc.CodeInvalidRequest // a request before initialize, a second initialize
-	}
-	return &jsonrpc.Error{Code: code, Message: err.Error()}
-}
+// Every error leaving the server carries a JSON-RPC code (the codes
+// middleware; transport.WithCodes for what go-sdk answers itself), and the
+// codes mcpwasm itself answers with are here.
 
 // codes is the outermost receiving middleware but for traceRequests: it gives every handler
 // error a code, and makes sure the answer can be encoded (encode.go).
@@ -44,36 +21,39 @@ func (s *Server) codes(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		if err != nil {
-			err = withCode(err)
+			err = transport.WithCode(err)
 		}
 		res, err, why := encodable(method, req, res, err)
 		if why != "" {
-			s.logger.WarnContext(ctx, "answer could not be encoded; sent a replacement", "method", method, "err", transport.Clip([]byte(why)))
+			s.logger.WarnContext(ctx, "answer could not be encoded; sent a replacement", "method", method, "err", clip.String(why, clip.Log))
 		}
 		return res, err
 	}
 }
 
-// codeTransport gives a code to every error response written on a stream
-// transport (stdio, in-memory).
-type codeTransport struct{ mcp.Transport }
+// CodeForbidden is the JSON-RPC error code of a request refused because
+// the caller's token lacks the scope its target needs. It is an
+// application code, outside the range JSON-RPC reserves (-32768 to
+// -32000): protocol 2026-07-28 gives -32020 to -32099 to the MCP
+// specification (HeaderMismatch -32020, MissingRequiredClientCapability
+// -32021, UnsupportedProtocolVersion -32022, URLElicitationRequired
+// -32042) and leaves -32000 to -32019 to SDKs (go-sdk reads -32003/-32004
+// as a closed connection), so -32030, used before, was the
+// specification's to allocate. 403 echoes HTTP's Forbidden.
+const CodeForbidden = -31403
 
-func (t codeTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return codeConn{c}, nil
+// codeOverload is mcpwasm's code for rate limits and overload.
+const codeOverload = -32000
+
+// resourceNotFound is mcp.ResourceNotFoundError with its data encoded by
+// encoding/json: go-sdk builds the data with %q, which writes a DEL or an
+// invalid UTF-8 byte in the URI as Go escapes (\x7f), not JSON.
+func resourceNotFound(uri string) error {
+	data, _ := json.Marshal(struct {
+		URI string `json:"uri"`
+	}{uri})
+	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: data}
 }
 
-type codeConn struct{ mcp.Connection }
-
-func (c codeConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if r, ok := msg.(*jsonrpc.Response); ok && r.Error != nil {
-		r.Error = withCode(r.Error)
-		if we, ok := r.Error.(*jsonrpc.Error); ok && len(we.Data) > 0 && !json.Valid(we.Data) {
-			r.Error = &jsonrpc.Error{Code: we.Code, Message: we.Message} // see encode.go
-		}
-	}
-	return c.Connection.Write(ctx, msg)
-}
+// errShuttingDown answers a request that arrives after Drain began.
+var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"}

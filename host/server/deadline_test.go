@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -47,7 +49,7 @@ func TestRootsWaitBoundedByCallDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatalf("call held past its 300ms limit by a silent client (gave up after 10s): %v", err)
 	}
-	if !res.IsError || !strings.Contains(text(res), "time limit") {
-		t.Fatalf("want an error result naming the time limit, got %q (isError %v)", text(res), res.IsError)
+	if !res.IsError || !strings.Contains(servertest.Text(res), "time limit") {
+		t.Fatalf("want an error result naming the time limit, got %q (isError %v)", servertest.Text(res), res.IsError)
 	}
 }

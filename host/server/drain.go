@@ -3,8 +3,6 @@ package server
 import (
 	"context"
 	"sync"
-
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // drainState counts the requests that run guest code. Once Drain starts,
@@ -62,9 +60,6 @@ func (d *drainState) start() <-chan struct{} {
 	}
 	return d.idle
 }
-
-// errShuttingDown answers a request that arrives after Drain began.
-var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"}
 
 // Drain stops admitting requests that run guest code (tool calls, resource
 // reads, prompts, completions; they are answered "the server is shutting

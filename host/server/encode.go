@@ -19,16 +19,6 @@ import (
 // therefore passes encodable on its way out (the codes middleware), and the
 // stream transports keep a last line of defence (codeConn.Write).
 
-// resourceNotFound is mcp.ResourceNotFoundError with its data encoded by
-// encoding/json: go-sdk builds the data with %q, which writes a DEL or an
-// invalid UTF-8 byte in the URI as Go escapes (\x7f), not JSON.
-func resourceNotFound(uri string) error {
-	data, _ := json.Marshal(struct {
-		URI string `json:"uri"`
-	}{uri})
-	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: data}
-}
-
 // encodable returns res and err as they are when both can be written, and
 // otherwise an answer that can: an error whose Data is not valid JSON gets
 // its Data rebuilt (resources/read) or dropped, and a result that does not

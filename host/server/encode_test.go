@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 )
 
 // hostileURIs are client strings that go-sdk's %q-built error data turned
@@ -50,7 +52,10 @@ func TestUnencodableAnswersDoNotEndTheSession(t *testing.T) {
 		checkEncodable(t, ct)
 	})
 	t.Run("http", func(t *testing.T) {
-		hs := httptest.NewServer(srv.HTTPHandler(HTTPOptions{}))
+		// go-sdk's handler as package httpserve builds it, without the
+		// edge's bounds (httpserve imports this package).
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.mcp }, nil)
+		hs := httptest.NewServer(transport.WithRequestID(h, mcp.DefaultMaxRequestBodyBytes))
 		defer hs.Close()
 		checkEncodable(t, &mcp.StreamableClientTransport{Endpoint: hs.URL})
 	})

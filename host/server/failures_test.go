@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/plugin"
-	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -56,15 +58,15 @@ func TestFailureKinds(t *testing.T) {
 	cs := connect(t, srv, nil)
 	for _, c := range cases {
 		t.Run(c.fixture, func(t *testing.T) {
-			res := call(t, cs, c.fixture, map[string]any{})
+			res := servertest.Call(t, cs, c.fixture, map[string]any{})
 			if !res.IsError {
-				t.Fatalf("want isError, got success: %s", text(res))
+				t.Fatalf("want isError, got success: %s", servertest.Text(res))
 			}
 			if got := category(res); got != c.category {
-				t.Fatalf("category = %q, want %q (text: %s)", got, c.category, text(res))
+				t.Fatalf("category = %q, want %q (text: %s)", got, c.category, servertest.Text(res))
 			}
-			if !strings.Contains(text(res), c.text) {
-				t.Fatalf("text %q does not mention %q", text(res), c.text)
+			if !strings.Contains(servertest.Text(res), c.text) {
+				t.Fatalf("text %q does not mention %q", servertest.Text(res), c.text)
 			}
 		})
 	}
@@ -76,21 +78,21 @@ func TestFailureKinds(t *testing.T) {
 
 func TestTableGrowIsCapped(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "table_bomb"})
-	res := call(t, connect(t, srv, nil), "table_bomb", map[string]any{})
-	if res.IsError || !strings.Contains(text(res), "refused") {
-		t.Fatalf("table.grow must be refused by the cap: %+v %s", res.Meta, text(res))
+	res := servertest.Call(t, connect(t, srv, nil), "table_bomb", map[string]any{})
+	if res.IsError || !strings.Contains(servertest.Text(res), "refused") {
+		t.Fatalf("table.grow must be refused by the cap: %+v %s", res.Meta, servertest.Text(res))
 	}
 }
 
 func TestInvalidArguments(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "typed"})
 	cs := connect(t, srv, nil)
-	res := call(t, cs, "typed", map[string]any{"count": "not a number"})
+	res := servertest.Call(t, cs, "typed", map[string]any{"count": "not a number"})
 	if !res.IsError || category(res) != "invalid_arguments" {
-		t.Fatalf("want invalid_arguments, got %v %s", res.Meta, text(res))
+		t.Fatalf("want invalid_arguments, got %v %s", res.Meta, servertest.Text(res))
 	}
-	if res := call(t, cs, "typed", map[string]any{"count": 3}); res.IsError {
-		t.Fatalf("valid arguments refused: %s", text(res))
+	if res := servertest.Call(t, cs, "typed", map[string]any{"count": 3}); res.IsError {
+		t.Fatalf("valid arguments refused: %s", servertest.Text(res))
 	}
 }
 
@@ -99,16 +101,16 @@ func TestInputTooLarge(t *testing.T) {
 	cs := connect(t, srv, nil)
 	tool, _ := reg.Lookup("echo")
 	big := strings.Repeat("x", tool.Plugin.MaxInput()+1)
-	res := call(t, cs, "echo", map[string]any{"text": big})
+	res := servertest.Call(t, cs, "echo", map[string]any{"text": big})
 	if !res.IsError || category(res) != "input_too_large" {
-		t.Fatalf("want input_too_large, got %v %s", res.Meta, text(res)[:min(200, len(text(res)))])
+		t.Fatalf("want input_too_large, got %v %s", res.Meta, servertest.Text(res)[:min(200, len(servertest.Text(res)))])
 	}
 	// An input the limit admits must reach the guest in full. (Echo needs
 	// room for its output too, so send less than half the limit.)
 	small := strings.Repeat("y", tool.Plugin.MaxInput()*2/5)
-	res = call(t, cs, "echo", map[string]any{"text": small})
+	res = servertest.Call(t, cs, "echo", map[string]any{"text": small})
 	if res.IsError {
-		t.Fatalf("input under the limit refused: %s", text(res))
+		t.Fatalf("input under the limit refused: %s", servertest.Text(res))
 	}
 	sc, _ := res.StructuredContent.(map[string]any)
 	req, _ := sc["request"].(map[string]any)
@@ -126,10 +128,10 @@ func TestHealthyPluginServesWhileAnotherSpins(t *testing.T) {
 		loadSpec{name: "echo"})
 	cs := connect(t, srv, nil)
 	done := make(chan *mcp.CallToolResult)
-	go func() { done <- call(t, cs, "spin", map[string]any{}) }()
+	go func() { done <- servertest.Call(t, cs, "spin", map[string]any{}) }()
 	for i := 0; i < 20; i++ {
-		if res := call(t, cs, "echo", map[string]any{"i": i}); res.IsError {
-			t.Fatalf("echo failed while spin runs: %s", text(res))
+		if res := servertest.Call(t, cs, "echo", map[string]any{"i": i}); res.IsError {
+			t.Fatalf("echo failed while spin runs: %s", servertest.Text(res))
 		}
 	}
 	select {
@@ -148,7 +150,7 @@ func TestCancellationStopsGuest(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "spin", cfg: plugin.Config{Timeout: 30 * time.Second}})
 	cs := connect(t, srv, nil)
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { waitInFlight(t, srv, 1); cancel() }() // the guest is spinning
+	go func() { servertest.WaitInFlight(t, srv, 1); cancel() }() // the guest is spinning
 	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "spin", Arguments: map[string]any{}})
 	if err == nil {
 		t.Fatal("a cancelled call must return an error to the canceller")
@@ -170,7 +172,7 @@ func TestCancellationStopsGuest(t *testing.T) {
 func dropMidRequest(t *testing.T, fixture, method, params string) {
 	t.Helper()
 	srv, _ := newServer(t, false, loadSpec{name: fixture, cfg: plugin.Config{Timeout: 30 * time.Second}})
-	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{}))
+	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{}))
 	defer hs.Close()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(context.Background(),
 		&mcp.StreamableClientTransport{Endpoint: hs.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})

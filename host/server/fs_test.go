@@ -8,9 +8,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -40,15 +43,15 @@ func fsTree(t *testing.T) (grant, outside string) {
 // if the marker from outside ever appears.
 func fsCall(t *testing.T, cs *mcp.ClientSession, ops ...[]string) string {
 	t.Helper()
-	res := call(t, cs, "fs", map[string]any{"ops": ops})
-	out := text(res) + mustJSON(res)
+	res := servertest.Call(t, cs, "fs", map[string]any{"ops": ops})
+	out := servertest.Text(res) + servertest.MustJSON(res)
 	if strings.Contains(out, marker) {
-		t.Fatalf("the guest read a file outside its mounts:\n%s", text(res))
+		t.Fatalf("the guest read a file outside its mounts:\n%s", servertest.Text(res))
 	}
 	if strings.Contains(out, "I/O error") {
-		t.Fatalf("an escape attempt surfaced as EIO instead of a clear errno:\n%s", text(res))
+		t.Fatalf("an escape attempt surfaced as EIO instead of a clear errno:\n%s", servertest.Text(res))
 	}
-	return text(res)
+	return servertest.Text(res)
 }
 
 // expect checks that each operation's line in report ends as wanted.
@@ -155,7 +158,7 @@ func TestClientRootsNarrow(t *testing.T) {
 	grant, outside := fsTree(t)
 	srv, _ := newServer(t, false, loadSpec{name: "fsprobe",
 		cfg: plugin.Config{Grants: []plugin.Grant{{Path: grant, ReadOnly: true}}}})
-	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{}))
+	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{}))
 	t.Cleanup(hs.Close) // after the sessions' cleanups, which close their streams
 	session := func(roots ...string) *mcp.ClientSession {
 		c := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil)
@@ -212,12 +215,12 @@ func TestClientRootsModern(t *testing.T) {
 // denials are bounded.
 func TestFilesystemEscapesAudited(t *testing.T) {
 	grant, _ := fsTree(t)
-	rec := &events{}
-	srv, _ := newServerWith(t, false, server.Options{Name: "test", Audit: rec.log()}, plugin.RuntimeOptions{},
+	rec := &servertest.Events{}
+	srv, _ := newServerWith(t, false, server.Options{Name: "test", Audit: rec.Log()}, plugin.RuntimeOptions{},
 		loadSpec{name: "fsprobe", cfg: plugin.Config{Grants: []plugin.Grant{{Path: grant, ReadOnly: true}}}})
 	cs := connect(t, srv, nil)
 	fsCall(t, cs, []string{"read", grant + "/a.txt"}, []string{"read", grant + "/outlink/secret.txt"})
-	d := rec.denials(audit.DenyFS)
+	d := rec.Denials(audit.DenyFS)
 	if len(d) != 1 || d[0].Plugin != "fsprobe" || !strings.Contains(d[0].Reason, "outlink/secret.txt") {
 		t.Fatalf("denials after one escape: %+v", d)
 	}
@@ -226,7 +229,7 @@ func TestFilesystemEscapesAudited(t *testing.T) {
 		ops = append(ops, []string{"read", grant + "/abslink"})
 	}
 	fsCall(t, cs, ops...)
-	if d := rec.denials(audit.DenyFS); len(d) != 1+9 || !strings.Contains(d[len(d)-1].Reason, "not recorded") {
+	if d := rec.Denials(audit.DenyFS); len(d) != 1+9 || !strings.Contains(d[len(d)-1].Reason, "not recorded") {
 		t.Fatalf("20 escapes in one call made %d more denials, want 9 (8 and a note): %+v", len(d)-1, d[len(d)-1])
 	}
 }

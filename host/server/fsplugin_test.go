@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
@@ -54,8 +56,8 @@ func newFsPluginServer(t *testing.T, grants []plugin.Grant) (*server.Server, *pl
 // failing the test if the outside marker or a bare errno ever appears.
 func fsTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (string, bool) {
 	t.Helper()
-	res := call(t, cs, name, args)
-	out := text(res) + mustJSON(res)
+	res := servertest.Call(t, cs, name, args)
+	out := servertest.Text(res) + servertest.MustJSON(res)
 	if strings.Contains(out, marker) {
 		t.Fatalf("%s %v returned a file outside the mounts:\n%s", name, args, out)
 	}
@@ -67,7 +69,7 @@ func fsTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]an
 	if c := category(res); c != "" {
 		t.Fatalf("%s %v: host error category %s (the plugin should answer itself):\n%s", name, args, c, out)
 	}
-	return text(res), res.IsError
+	return servertest.Text(res), res.IsError
 }
 
 func TestFsPlugin(t *testing.T) {
@@ -167,11 +169,11 @@ func TestFsPlugin(t *testing.T) {
 		ctx := context.Background()
 		lt, err := cs.ListResourceTemplates(ctx, nil)
 		if err != nil || len(lt.ResourceTemplates) != 1 || lt.ResourceTemplates[0].URITemplate != "file:///{+path}" {
-			t.Fatalf("resources/templates/list: %v %v", mustJSON(lt), err)
+			t.Fatalf("resources/templates/list: %v %v", servertest.MustJSON(lt), err)
 		}
 		read := func(uri string) (*mcp.ReadResourceResult, error) {
 			rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
-			if strings.Contains(mustJSON(rr)+mustJSON(err), marker) {
+			if strings.Contains(servertest.MustJSON(rr)+servertest.MustJSON(err), marker) {
 				t.Fatalf("read %s returned a file outside the mounts", uri)
 			}
 			return rr, err
@@ -196,7 +198,7 @@ func TestFsPlugin(t *testing.T) {
 			case err != nil:
 				t.Errorf("read %s: %v", uri, err)
 			case len(rr.Contents) != 1 || rr.Contents[0].Text != want || rr.Contents[0].MIMEType != "text/plain":
-				t.Errorf("read %s: %s", uri, mustJSON(rr))
+				t.Errorf("read %s: %s", uri, servertest.MustJSON(rr))
 			}
 		}
 	})

@@ -154,12 +154,3 @@ func (s *Server) mount(g *guestCall, req mcp.Request, p *plugin.Plugin) (ok bool
 	g.inv.Mounts, ok, err = s.callMounts(g.ctx, p, ss, g.cb.caps, modern, g.cb.roundTrip)
 	return ok, err
 }
-
-// roundTripNeeded reports the input a 2026-07-28 read or prompt must ask
-// the client for before it can finish, if any.
-func (g *guestCall) roundTripNeeded() (mcp.InputRequestMap, string, error) {
-	if g.cb == nil {
-		return nil, "", nil
-	}
-	return g.cb.roundTrip.state()
-}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
@@ -17,8 +19,8 @@ import (
 // audited before the path was one; a kind whose record is not passed to
 // the sandbox reports 0 bytes.
 func TestGuestRequestsAudited(t *testing.T) {
-	rec := &events{}
-	srv, _ := newServerWith(t, false, server.Options{Name: "test", Audit: rec.log()}, plugin.RuntimeOptions{},
+	rec := &servertest.Events{}
+	srv, _ := newServerWith(t, false, server.Options{Name: "test", Audit: rec.Log()}, plugin.RuntimeOptions{},
 		loadSpec{name: "conformance"})
 	cs := connect(t, srv, nil)
 	ctx := context.Background()
@@ -43,11 +45,9 @@ func TestGuestRequestsAudited(t *testing.T) {
 		Argument: mcp.CompleteParamsArgument{Name: "id", Value: "1"}}); err != nil {
 		t.Fatal(err)
 	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
 	seen := map[string]audit.Event{}
 	var byURI *audit.Event
-	for _, ev := range rec.all {
+	for _, ev := range rec.All() {
 		if ev.Kind != audit.KindCall {
 			continue
 		}

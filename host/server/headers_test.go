@@ -9,9 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -74,10 +77,10 @@ func post2026(t *testing.T, url, method string, params map[string]any, headers m
 // go-sdk's Streamable HTTP handler checks it; this proves our HTTP server
 // (its guards, auth and body limits in front) keeps the check.
 func TestHTTPMcpHeaderChecks(t *testing.T) {
-	rec := &events{}
-	srv, _ := newServerWith(t, false, server.Options{Name: "test", Audit: rec.log()}, plugin.RuntimeOptions{},
+	rec := &servertest.Events{}
+	srv, _ := newServerWith(t, false, server.Options{Name: "test", Audit: rec.Log()}, plugin.RuntimeOptions{},
 		loadSpec{name: "conformance"})
-	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{Stateless: true}))
+	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{Stateless: true}))
 	t.Cleanup(hs.Close)
 	call := func(name string, args map[string]any) map[string]any {
 		return map[string]any{"name": name, "arguments": args}
@@ -135,10 +138,8 @@ func TestHTTPMcpHeaderChecks(t *testing.T) {
 			}
 		})
 	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
 	calls := 0
-	for _, ev := range rec.all {
+	for _, ev := range rec.All() {
 		if ev.Kind == audit.KindCall {
 			calls++
 		}

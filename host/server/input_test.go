@@ -9,8 +9,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -65,7 +68,7 @@ func TestRequestInputOneRound(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !first.NeedsInput() || len(first.InputRequests) != 3 || first.RequestState == "" {
-		t.Fatalf("want one round with three requests, got %s", mustJSON(first))
+		t.Fatalf("want one round with three requests, got %s", servertest.MustJSON(first))
 	}
 	_, e := first.InputRequests["user_name"].(*mcp.ElicitParams)
 	_, r := first.InputRequests["client_roots"].(*mcp.ListRootsParams)
@@ -75,7 +78,7 @@ func TestRequestInputOneRound(t *testing.T) {
 		s = true
 	}
 	if !e || !s || !r {
-		t.Fatalf("the requests lost their keys or kinds: %s", mustJSON(first.InputRequests))
+		t.Fatalf("the requests lost their keys or kinds: %s", servertest.MustJSON(first.InputRequests))
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_input_required_result_multiple_inputs", Arguments: map[string]any{},
 		RequestState: first.RequestState, InputResponses: mcp.InputResponseMap{
@@ -83,8 +86,8 @@ func TestRequestInputOneRound(t *testing.T) {
 			"greeting":     &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "Hi!"}},
 			"client_roots": &mcp.ListRootsResult{Roots: []*mcp.Root{{URI: "file:///r"}}},
 		}})
-	if err != nil || res.NeedsInput() || text(res) != "name=Alice greeting=Hi! roots=file:///r" {
-		t.Fatalf("retry: %s %v", mustJSON(res), err)
+	if err != nil || res.NeedsInput() || servertest.Text(res) != "name=Alice greeting=Hi! roots=file:///r" {
+		t.Fatalf("retry: %s %v", servertest.MustJSON(res), err)
 	}
 }
 
@@ -95,9 +98,9 @@ func TestRequestInputOneRound(t *testing.T) {
 func TestRequestInputBothEras(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
 	check := func(t *testing.T, c *inputClient, cs *mcp.ClientSession) {
-		res := call(t, cs, "test_input_required_result_multiple_inputs", map[string]any{})
-		if res.IsError || text(res) != "name=Alice greeting=Hello there! roots=file:///test/root" {
-			t.Fatalf("got %s", mustJSON(res))
+		res := servertest.Call(t, cs, "test_input_required_result_multiple_inputs", map[string]any{})
+		if res.IsError || servertest.Text(res) != "name=Alice greeting=Hello there! roots=file:///test/root" {
+			t.Fatalf("got %s", servertest.MustJSON(res))
 		}
 		if c.elicit.Load() != 1 || c.sample.Load() != 1 {
 			t.Fatalf("the client was asked %d elicitations and %d samplings, want 1 each", c.elicit.Load(), c.sample.Load())
@@ -110,7 +113,7 @@ func TestRequestInputBothEras(t *testing.T) {
 		})
 	}
 	t.Run("stateless-http", func(t *testing.T) {
-		hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{Stateless: true}))
+		hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{Stateless: true}))
 		defer hs.Close()
 		c := &inputClient{}
 		cl := mcp.NewClient(&mcp.Implementation{Name: "c"}, c.options(true))
@@ -137,8 +140,8 @@ func TestPromptInputRequired(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(res.Messages) != 1 || !strings.Contains(mustJSON(res.Messages[0]), "Use this context: ctx-1") || c.elicit.Load() != 1 {
-				t.Fatalf("got %s after %d elicitations", mustJSON(res), c.elicit.Load())
+			if len(res.Messages) != 1 || !strings.Contains(servertest.MustJSON(res.Messages[0]), "Use this context: ctx-1") || c.elicit.Load() != 1 {
+				t.Fatalf("got %s after %d elicitations", servertest.MustJSON(res), c.elicit.Load())
 			}
 		})
 	}
@@ -147,7 +150,7 @@ func TestPromptInputRequired(t *testing.T) {
 		ctx := context.Background()
 		first, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_input_required_result_prompt"})
 		if err != nil || !first.NeedsInput() || first.InputRequests["user_context"] == nil || len(first.Messages) != 0 {
-			t.Fatalf("want an input-required result asking user_context, got %s %v", mustJSON(first), err)
+			t.Fatalf("want an input-required result asking user_context, got %s %v", servertest.MustJSON(first), err)
 		}
 		// The state is bound to the prompt: a tool cannot use it.
 		answers := mcp.InputResponseMap{"user_context": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"context": "x"}}}
@@ -158,8 +161,8 @@ func TestPromptInputRequired(t *testing.T) {
 		}
 		res, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_input_required_result_prompt",
 			RequestState: first.RequestState, InputResponses: answers})
-		if err != nil || res.NeedsInput() || !strings.Contains(mustJSON(res), "Use this context: x") {
-			t.Fatalf("retry: %s %v", mustJSON(res), err)
+		if err != nil || res.NeedsInput() || !strings.Contains(servertest.MustJSON(res), "Use this context: x") {
+			t.Fatalf("retry: %s %v", servertest.MustJSON(res), err)
 		}
 	})
 }
@@ -173,19 +176,19 @@ func TestMultiRound(t *testing.T) {
 	params := &mcp.CallToolParams{Name: "test_input_required_result_multi_round", Arguments: map[string]any{}}
 	r1, err := cs.CallTool(ctx, params)
 	if err != nil || len(r1.InputRequests) != 1 || r1.InputRequests["step1"] == nil {
-		t.Fatalf("round 1: %s %v", mustJSON(r1), err)
+		t.Fatalf("round 1: %s %v", servertest.MustJSON(r1), err)
 	}
 	params.RequestState = r1.RequestState
 	params.InputResponses = mcp.InputResponseMap{"step1": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Bob"}}}
 	r2, err := cs.CallTool(ctx, params)
 	if err != nil || len(r2.InputRequests) != 1 || r2.InputRequests["step2"] == nil || r2.RequestState == r1.RequestState {
-		t.Fatalf("round 2: %s %v", mustJSON(r2), err)
+		t.Fatalf("round 2: %s %v", servertest.MustJSON(r2), err)
 	}
 	params.RequestState = r2.RequestState
 	params.InputResponses = mcp.InputResponseMap{"step2": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"color": "green"}}}
 	r3, err := cs.CallTool(ctx, params)
-	if err != nil || r3.NeedsInput() || text(r3) != "Bob likes green" {
-		t.Fatalf("round 3: %s %v", mustJSON(r3), err)
+	if err != nil || r3.NeedsInput() || servertest.Text(r3) != "Bob likes green" {
+		t.Fatalf("round 3: %s %v", servertest.MustJSON(r3), err)
 	}
 }
 
@@ -209,16 +212,16 @@ func TestMissingCapability(t *testing.T) {
 	})
 	t.Run("2025-11-25", func(t *testing.T) {
 		cs := connectVersion(t, srv, nil, "2025-11-25")
-		res := call(t, cs, "test_missing_capability", map[string]any{})
-		if !res.IsError || !strings.Contains(text(res), "does not support sampling") {
-			t.Fatalf("got %s", mustJSON(res))
+		res := servertest.Call(t, cs, "test_missing_capability", map[string]any{})
+		if !res.IsError || !strings.Contains(servertest.Text(res), "does not support sampling") {
+			t.Fatalf("got %s", servertest.MustJSON(res))
 		}
 	})
 	t.Run("declared", func(t *testing.T) {
 		c := &inputClient{}
-		res := call(t, c.connect(t, srv, "2026-07-28", true), "test_missing_capability", map[string]any{})
-		if res.IsError || text(res) != "Sampled: Hello there!" {
-			t.Fatalf("got %s", mustJSON(res))
+		res := servertest.Call(t, c.connect(t, srv, "2026-07-28", true), "test_missing_capability", map[string]any{})
+		if res.IsError || servertest.Text(res) != "Sampled: Hello there!" {
+			t.Fatalf("got %s", servertest.MustJSON(res))
 		}
 	})
 }
@@ -230,9 +233,9 @@ func TestInputOnlyForDeclaredCapabilities(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
 	cs := connectVersion(t, srv, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities: &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}}}, "2026-07-28")
-	res := call(t, cs, "test_input_required_result_capabilities", map[string]any{})
+	res := servertest.Call(t, cs, "test_input_required_result_capabilities", map[string]any{})
 	if len(res.InputRequests) != 1 || res.InputRequests["capability_sampling"] == nil {
-		t.Fatalf("want only the sampling request, got %s", mustJSON(res))
+		t.Fatalf("want only the sampling request, got %s", servertest.MustJSON(res))
 	}
 }
 
@@ -257,7 +260,7 @@ func TestResourceReadRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file://" + grant + "/sub/b.txt"})
 	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text != "inside-b" {
-		t.Fatalf("read inside the client's root: %s %v", mustJSON(rr), err)
+		t.Fatalf("read inside the client's root: %s %v", servertest.MustJSON(rr), err)
 	}
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "file://" + grant + "/a.txt"}); err == nil {
 		t.Fatalf("read outside the client's root (inside the grant) succeeded")

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
@@ -25,8 +27,8 @@ func TestDrainRefusesNewCalls(t *testing.T) {
 		loadSpec{name: "echo"})
 	cs := connect(t, srv, nil)
 	running := make(chan *mcp.CallToolResult, 1)
-	go func() { running <- call(t, cs, "sleep", map[string]any{}) }()
-	waitInFlight(t, srv, 1) // the sleep call is running (it lasts 2 s)
+	go func() { running <- servertest.Call(t, cs, "sleep", map[string]any{}) }()
+	servertest.WaitInFlight(t, srv, 1) // the sleep call is running (it lasts 2 s)
 
 	gone, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -42,7 +44,7 @@ func TestDrainRefusesNewCalls(t *testing.T) {
 		t.Fatal("Drain did not return when the running call ended")
 	}
 	if res := <-running; category(res) != "timeout" {
-		t.Fatalf("the running call: %v %s", res.Meta, text(res))
+		t.Fatalf("the running call: %v %s", res.Meta, servertest.Text(res))
 	}
 }
 
@@ -52,8 +54,8 @@ func TestDrainRefusesNewCalls(t *testing.T) {
 func TestWrongArgumentTypeMessage(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "typed"})
 	cs := connect(t, srv, nil)
-	res := call(t, cs, "typed", map[string]any{"count": nil})
-	if got := text(res); !res.IsError || !strings.Contains(got, `argument "count": got null, want integer`) {
+	res := servertest.Call(t, cs, "typed", map[string]any{"count": nil})
+	if got := servertest.Text(res); !res.IsError || !strings.Contains(got, `argument "count": got null, want integer`) {
 		t.Fatalf("got %q", got)
 	}
 }

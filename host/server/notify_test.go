@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -123,8 +126,8 @@ func TestLogFloodIsBounded(t *testing.T) {
 	cs := connectVersion(t, srv, rec.options(), "2025-11-25")
 	ctx := context.Background()
 	cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"})
-	if res := call(t, cs, "log_flood", map[string]any{}); res.IsError {
-		t.Fatal(text(res))
+	if res := servertest.Call(t, cs, "log_flood", map[string]any{}); res.IsError {
+		t.Fatal(servertest.Text(res))
 	}
 	cs.Ping(ctx, nil)
 	rec.settle(t, func() bool { return len(rec.logs) >= 100 })
@@ -139,7 +142,7 @@ func TestLogFloodIsBounded(t *testing.T) {
 
 func TestHTTPRefusesForeignOrigin(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "echo"})
-	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{}))
+	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{}))
 	defer hs.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
 	req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(body))
@@ -159,7 +162,7 @@ func TestHTTPRefusesForeignOrigin(t *testing.T) {
 
 func TestHTTPBodyLimit(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "echo"})
-	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{MaxBodyBytes: 1 << 10}))
+	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{MaxBodyBytes: 1 << 10}))
 	defer hs.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"` + strings.Repeat("x", 4<<10) + `"}}`
 	req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(body))
@@ -185,11 +188,11 @@ func TestNoGoroutineLeak(t *testing.T) {
 	}
 	srv, _ := newServer(t, false, specs...)
 	cs := connect(t, srv, nil)
-	call(t, cs, "trap", map[string]any{}) // warm up lazily started goroutines
+	servertest.Call(t, cs, "trap", map[string]any{}) // warm up lazily started goroutines
 	before := runtime.NumGoroutine()
 	for range 3 {
 		for _, n := range names {
-			call(t, cs, n, map[string]any{})
+			servertest.Call(t, cs, n, map[string]any{})
 		}
 	}
 	deadline := time.Now().Add(5 * time.Second)
@@ -211,8 +214,8 @@ func TestListChangedRefresh(t *testing.T) {
 	cs := connectVersion(t, srv, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	}, "2025-11-25")
-	if res := call(t, cs, "list_changed", map[string]any{}); res.IsError {
-		t.Fatal(text(res))
+	if res := servertest.Call(t, cs, "list_changed", map[string]any{}); res.IsError {
+		t.Fatal(servertest.Text(res))
 	}
 	select {
 	case <-changed:
@@ -242,7 +245,7 @@ func TestNoProgressAfterCancel(t *testing.T) {
 	rec.settle(t, func() bool { return len(rec.progress) == 1 })
 
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { waitInFlight(t, srv, 1); cancel() }() // during the guest's 300 ms sleep
+	go func() { servertest.WaitInFlight(t, srv, 1); cancel() }() // during the guest's 300 ms sleep
 	if _, err := cs.CallTool(ctx, params); err == nil {
 		t.Fatal("the cancelled call returned a result")
 	}
@@ -265,8 +268,8 @@ func TestGuestOutputAsLogs(t *testing.T) {
 	rec := &recorder{}
 	cs := connectVersion(t, srv, rec.options(), "2025-11-25")
 	cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "debug"})
-	if res := call(t, cs, "stdout_flood", map[string]any{}); res.IsError {
-		t.Fatal(text(res))
+	if res := servertest.Call(t, cs, "stdout_flood", map[string]any{}); res.IsError {
+		t.Fatal(servertest.Text(res))
 	}
 	rec.settle(t, func() bool { return len(rec.logs) >= 1 })
 	rec.mu.Lock()

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/audit"
-	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -14,10 +16,10 @@ import (
 // is recorded in the audit log clipped: a 100 KB name must not make a
 // 100 KB audit line on every request.
 func TestAuditClipsClientNames(t *testing.T) {
-	rec := &events{}
-	srv := auditedServer(t, rec)
-	url := serveAccess(t, srv, server.HTTPOptions{}) + "/mcp"
-	cs, err := clientWith(url, "")
+	rec := &servertest.Events{}
+	srv := servertest.Audited(t, rec)
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{}) + "/mcp"
+	cs, err := servertest.ClientWith(url, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,10 +28,8 @@ func TestAuditClipsClientNames(t *testing.T) {
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: long, Arguments: map[string]any{}}); err == nil {
 		t.Fatal("a call to an unknown tool succeeded")
 	}
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
 	var calls []audit.Event
-	for _, ev := range rec.all {
+	for _, ev := range rec.All() {
 		if ev.Kind == audit.KindCall {
 			calls = append(calls, ev)
 		}

@@ -5,7 +5,6 @@ import (
 	"sync"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
-	"github.com/mcpwasm/mcpwasm/host/registry"
 )
 
 // Hot reload swaps plugins while clients use them. Two things make it
@@ -93,80 +92,6 @@ func (e *epochs) advance() <-chan struct{} {
 		e.waiters = append(e.waiters, w)
 	}
 	return w.done
-}
-
-// Publish applies what the registry changed (its AddRanked, Append,
-// Replace, Remove and Refresh results): it publishes every added entry,
-// then withdraws what the removed entries declared that no added entry
-// declares again, so a name served before and after is never missing in
-// between. It does not touch the registry: the caller (the catalog of
-// package lifecycle) decides what changes. Clients that initialized get
-// one notifications/…/list_changed per kind changed (go-sdk sends one per
-// kind for changes less than 10 ms apart).
-//
-// An entry go-sdk refuses is not published (the registry checked it by
-// go-sdk's rules first, so this should not happen) and is returned; the
-// caller withdraws it from the registry (putting the previous version back,
-// for a replacement) and publishes what that changed.
-func (s *Server) Publish(ch *registry.Changes) []registry.Refusal {
-	if ch == nil {
-		return nil
-	}
-	var refused []registry.Refusal
-	kept := map[listKind]map[string]bool{toolList: {}, promptList: {}, resourceList: {}}
-	templates := map[string]bool{}
-	published := map[*plugin.Plugin]bool{}
-	for _, e := range ch.Added {
-		if err := s.AddEntry(e); err != nil {
-			refused = append(refused, registry.Refusal{Plugin: e.Plugin, Err: err})
-			continue
-		}
-		published[e.Plugin] = true
-		for _, t := range e.Tools {
-			kept[toolList][t.Def.Name] = true
-		}
-		for _, p := range e.Prompts {
-			kept[promptList][p.Def.Name] = true
-		}
-		for _, r := range e.Resources {
-			kept[resourceList][r.Def.URI] = true
-		}
-		for _, t := range e.Templates {
-			templates[t.Def.URITemplate] = true
-		}
-	}
-	for _, e := range ch.Removed {
-		if !published[e.Plugin] { // a refresh removes and adds the same plugin
-			s.load.set(e.Plugin, false)
-		}
-		var tools, prompts, uris, tmpls []string
-		for _, t := range e.Tools {
-			if !kept[toolList][t.Def.Name] {
-				tools = append(tools, t.Def.Name)
-			}
-		}
-		for _, p := range e.Prompts {
-			if !kept[promptList][p.Def.Name] {
-				prompts = append(prompts, p.Def.Name)
-			}
-		}
-		for _, r := range e.Resources {
-			if !kept[resourceList][r.Def.URI] {
-				uris = append(uris, r.Def.URI)
-			}
-		}
-		for _, t := range e.Templates {
-			if !templates[t.Def.URITemplate] {
-				tmpls = append(tmpls, t.Def.URITemplate)
-			}
-		}
-		s.noteChanges(e)
-		s.mcp.RemoveTools(tools...)
-		s.mcp.RemovePrompts(prompts...)
-		s.mcp.RemoveResources(uris...)
-		s.mcp.RemoveResourceTemplates(tmpls...)
-	}
-	return refused
 }
 
 // Retire closes a plugin that a reload withdrew from the registry, in the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 )
 
 // TestReloadingReadiness: while a hot reload is under way /readyz says so
@@ -17,7 +18,7 @@ func TestReloadingReadiness(t *testing.T) {
 	srv.Ready()
 	get := func() (int, string) {
 		w := httptest.NewRecorder()
-		srv.HealthHandler().ServeHTTP(w, httptest.NewRequest("GET", "/readyz", nil))
+		httpserve.HealthHandler(srv).ServeHTTP(w, httptest.NewRequest("GET", "/readyz", nil))
 		return w.Code, w.Body.String()
 	}
 	srv.Reloading(true)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
@@ -54,7 +56,7 @@ func TestRetireClosesReplaced(t *testing.T) {
 	srv.Ready()
 	t.Cleanup(func() { reg.Close(ctx); rt.Close(ctx) })
 	cs := connect(t, srv, nil)
-	call(t, cs, "echo", map[string]any{"text": "hi"})
+	servertest.Call(t, cs, "echo", map[string]any{"text": "hi"})
 	base := rt.MemoryStats()
 
 	for i := 0; i < 3; i++ {
@@ -83,7 +85,7 @@ func TestRetireClosesReplaced(t *testing.T) {
 			t.Fatalf("reload %d: the retired plugin still runs", i)
 		}
 		cur = next
-		if res := call(t, cs, "echo", map[string]any{"text": "hi"}); res.IsError {
+		if res := servertest.Call(t, cs, "echo", map[string]any{"text": "hi"}); res.IsError {
 			t.Fatalf("reload %d: echo failed after the swap", i)
 		}
 	}

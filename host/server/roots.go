@@ -9,9 +9,10 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
+
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
-	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -154,7 +155,7 @@ func (s *Server) canonicalRoots(lr *mcp.ListRootsResult) []string {
 			reason = err.Error()
 		}
 		if len(examples) < 4 {
-			examples = append(examples, transport.Clip([]byte(r.URI))+": "+reason)
+			examples = append(examples, clip.String(r.URI, clip.Log)+": "+reason)
 		}
 	}
 	if n := len(lr.Roots) - len(out); n > 0 {

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -40,7 +42,7 @@ func TestRootsRefetchDoesNotLeak(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer func() { cs.Close(); ss.Wait() }()
-	call(t, cs, "test_simple_text", map[string]any{})
+	servertest.Call(t, cs, "test_simple_text", map[string]any{})
 	before := runtime.NumGoroutine()
 	const rounds = 150
 	for i := range rounds {
@@ -53,8 +55,8 @@ func TestRootsRefetchDoesNotLeak(t *testing.T) {
 			if n == 500 {
 				t.Fatalf("round %d: 500 calls and none fetched the changed roots", i)
 			}
-			if res := call(t, cs, "test_simple_text", map[string]any{}); res.IsError {
-				t.Fatalf("call %d: %s", i, text(res))
+			if res := servertest.Call(t, cs, "test_simple_text", map[string]any{}); res.IsError {
+				t.Fatalf("call %d: %s", i, servertest.Text(res))
 			}
 		}
 	}

@@ -8,7 +8,9 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -31,9 +33,9 @@ func TestSampling(t *testing.T) {
 		t.Run(era, func(t *testing.T) {
 			var calls atomic.Int32
 			cs := connectVersion(t, srv, samplingClient(&calls), era)
-			res := call(t, cs, "sample", map[string]any{})
+			res := servertest.Call(t, cs, "sample", map[string]any{})
 			sc, _ := res.StructuredContent.(map[string]any)
-			if res.IsError || sc["model"] != "test-model" || !strings.Contains(mustJSON(sc["content"]), "hi from the client") {
+			if res.IsError || sc["model"] != "test-model" || !strings.Contains(servertest.MustJSON(sc["content"]), "hi from the client") {
 				t.Fatalf("guest got %v (isError %v)", res.StructuredContent, res.IsError)
 			}
 			if calls.Load() != 1 {
@@ -47,7 +49,7 @@ func TestSampling(t *testing.T) {
 // gets sampling, by round trips.
 func TestSamplingStatelessHTTP(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "sample"})
-	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{Stateless: true}))
+	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{Stateless: true}))
 	defer hs.Close()
 	var calls atomic.Int32
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, samplingClient(&calls)).
@@ -56,7 +58,7 @@ func TestSamplingStatelessHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	res := call(t, cs, "sample", map[string]any{})
+	res := servertest.Call(t, cs, "sample", map[string]any{})
 	if sc, _ := res.StructuredContent.(map[string]any); res.IsError || sc["model"] != "test-model" {
 		t.Fatalf("guest got %v", res.StructuredContent)
 	}
@@ -68,7 +70,7 @@ func TestSamplingWithoutCapability(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "sample"})
 	for _, era := range []string{"2025-11-25", "2026-07-28"} {
 		cs := connectVersion(t, srv, nil, era)
-		res := call(t, cs, "sample", map[string]any{})
+		res := servertest.Call(t, cs, "sample", map[string]any{})
 		sc, _ := res.StructuredContent.(map[string]any)
 		e, _ := sc["error"].(map[string]any)
 		if msg, _ := e["message"].(string); !strings.Contains(msg, "does not support sampling") {

@@ -12,17 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// CodeForbidden is the JSON-RPC error code of a request refused because
-// the caller's token lacks the scope its target needs. It is an
-// application code, outside the range JSON-RPC reserves (-32768 to
-// -32000): protocol 2026-07-28 gives -32020 to -32099 to the MCP
-// specification (HeaderMismatch -32020, MissingRequiredClientCapability
-// -32021, UnsupportedProtocolVersion -32022, URLElicitationRequired
-// -32042) and leaves -32000 to -32019 to SDKs (go-sdk reads -32003/-32004
-// as a closed connection), so -32030, used before, was the
-// specification's to allocate. 403 echoes HTTP's Forbidden.
-const CodeForbidden = -31403
-
 // RequireScopes applies a scope policy to authenticated requests. What a
 // token lacks the scope for is left out of the lists (tools, prompts,
 // resources, resource templates) and a request for it (tools/call,
@@ -182,6 +171,12 @@ func tokenInfo(req mcp.Request) *auth.TokenInfo {
 		return ex.TokenInfo
 	}
 	return nil
+}
+
+// Deny records a refusal in the audit log and the server log (at debug
+// level when quiet, else warn); the HTTP edge reports its refusals here.
+func (s *Server) Deny(kind, principal, remote, reason string, quiet bool) {
+	s.deny(kind, principal, remote, reason, quiet)
 }
 
 // deny records a refusal in the audit log and the server log (at debug

@@ -6,8 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -18,22 +21,22 @@ import (
 // too: before, only a template named exactly was checked, and a token
 // without the plugin's scope ran its complete export by naming a URI.
 func TestScopesGateCompletionByURI(t *testing.T) {
-	toks := staticTokens(t, "full 0123456789abcdef0123 conf\nnone fedcba9876543210fedc\n")
+	toks := servertest.StaticTokens(t, "full 0123456789abcdef0123 conf\nnone fedcba9876543210fedc\n")
 	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
 	srv.RequireScopes(bearer.Policy{Plugins: map[string]string{"conformance": "conf"}})
-	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
 	ctx := context.Background()
 	complete := func(cs *mcp.ClientSession, uri string) error {
 		_, err := cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: uri},
 			Argument: mcp.CompleteParamsArgument{Name: "id", Value: "1"}})
 		return err
 	}
-	full, err := clientWith(url, "0123456789abcdef0123")
+	full, err := servertest.ClientWith(url, "0123456789abcdef0123")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer full.Close()
-	none, err := clientWith(url, "fedcba9876543210fedc")
+	none, err := servertest.ClientWith(url, "fedcba9876543210fedc")
 	if err != nil {
 		t.Fatal(err)
 	}

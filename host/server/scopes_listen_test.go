@@ -7,8 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/bearer"
-	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -17,10 +19,10 @@ import (
 // the scopes gate it the same way, so a token without a plugin's scope
 // cannot watch that plugin's resources.
 func TestScopesGateSubscriptionsListen(t *testing.T) {
-	toks := staticTokens(t, "full 0123456789abcdef0123 conf\nnone fedcba9876543210fedc\n")
+	toks := servertest.StaticTokens(t, "full 0123456789abcdef0123 conf\nnone fedcba9876543210fedc\n")
 	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
 	srv.RequireScopes(bearer.Policy{Plugins: map[string]string{"conformance": "conf"}})
-	url := serveAccess(t, srv, server.HTTPOptions{Stateless: true, Access: server.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Stateless: true, Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
 	// first returns the first message the server answers a listen with:
 	// its acknowledgement, or an error.
 	first := func(token string) string {

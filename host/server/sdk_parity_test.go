@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,8 +45,8 @@ func TestSDKParity(t *testing.T) {
 				cs := (&parityClient{}).connect(t, srv, "2025-11-25", false)
 				for tool, want := range map[string]string{"ask": "sampling unavailable: ",
 					"elicit": "elicitation unavailable: "} {
-					if r := call(t, cs, tool, map[string]any{}); !r.IsError || !strings.HasPrefix(text(r), want) {
-						t.Errorf("%s without the capability: isError %v, %q; want isError and %q…", tool, r.IsError, text(r), want)
+					if r := servertest.Call(t, cs, tool, map[string]any{}); !r.IsError || !strings.HasPrefix(servertest.Text(r), want) {
+						t.Errorf("%s without the capability: isError %v, %q; want isError and %q…", tool, r.IsError, servertest.Text(r), want)
 					}
 				}
 			})
@@ -81,14 +83,14 @@ func (p *parityClient) connect(t *testing.T, srv *server.Server, version string,
 			p.mu.Lock()
 			p.sampled++
 			p.mu.Unlock()
-			if len(r.Params.Messages) != 1 || mustJSON(r.Params.Messages[0].Content) != `{"type":"text","text":"ping"}` || r.Params.MaxTokens != 16 {
-				return nil, &jsonError{"unexpected sampling request " + mustJSON(r.Params)}
+			if len(r.Params.Messages) != 1 || servertest.MustJSON(r.Params.Messages[0].Content) != `{"type":"text","text":"ping"}` || r.Params.MaxTokens != 16 {
+				return nil, &jsonError{"unexpected sampling request " + servertest.MustJSON(r.Params)}
 			}
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "pong"}}, nil
 		}
 		opts.ElicitationHandler = func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			if r.Params.Message != "Your name?" {
-				return nil, &jsonError{"unexpected elicitation " + mustJSON(r.Params)}
+				return nil, &jsonError{"unexpected elicitation " + servertest.MustJSON(r.Params)}
 			}
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
 		}
@@ -128,7 +130,7 @@ func (p *parityClient) waitFor(t *testing.T, what string, cond func() bool) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	t.Fatalf("%s did not arrive: progress %s, logs %s, events %v", what, mustJSON(p.progress), mustJSON(p.logs), p.events)
+	t.Fatalf("%s did not arrive: progress %s, logs %s, events %v", what, servertest.MustJSON(p.progress), servertest.MustJSON(p.logs), p.events)
 }
 
 func parityTools(t *testing.T, cs *mcp.ClientSession, p *parityClient, lang string) {
@@ -147,21 +149,21 @@ func parityTools(t *testing.T, cs *mcp.ClientSession, p *parityClient, lang stri
 		}
 	}
 	if len(got) != 9 {
-		t.Errorf("tools/list has %d tools, want 9: %s", len(got), mustJSON(lt.Tools))
+		t.Errorf("tools/list has %d tools, want 9: %s", len(got), servertest.MustJSON(lt.Tools))
 	}
 	if g := got["greet"]; g != nil && g.Title != "Greeter" {
 		t.Errorf("greet title %q, want Greeter", g.Title)
 	}
 	if px := got["pixel"]; px != nil && (px.Annotations == nil || !px.Annotations.ReadOnlyHint) {
-		t.Errorf("pixel annotations %s, want readOnlyHint", mustJSON(px.Annotations))
+		t.Errorf("pixel annotations %s, want readOnlyHint", servertest.MustJSON(px.Annotations))
 	}
 
-	if r := call(t, cs, "greet", map[string]any{"name": "Ada"}); r.IsError || text(r) != "Hello, Ada!" {
-		t.Errorf("greet Ada: isError %v, %q", r.IsError, text(r))
+	if r := servertest.Call(t, cs, "greet", map[string]any{"name": "Ada"}); r.IsError || servertest.Text(r) != "Hello, Ada!" {
+		t.Errorf("greet Ada: isError %v, %q", r.IsError, servertest.Text(r))
 	}
-	if r := call(t, cs, "greet", map[string]any{}); !r.IsError || text(r) != "name is required" || category(r) != "" {
+	if r := servertest.Call(t, cs, "greet", map[string]any{}); !r.IsError || servertest.Text(r) != "name is required" || category(r) != "" {
 		t.Errorf("greet without a name: isError %v, %q, category %q; want the handler's error as an isError result",
-			r.IsError, text(r), category(r))
+			r.IsError, servertest.Text(r), category(r))
 	}
 
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
@@ -171,40 +173,40 @@ func parityTools(t *testing.T, cs *mcp.ClientSession, p *parityClient, lang stri
 	params.SetProgressToken("tok")
 	r, err := cs.CallTool(ctx, params)
 	if err != nil || r.IsError {
-		t.Fatalf("report: %v %s", err, mustJSON(r))
+		t.Fatalf("report: %v %s", err, servertest.MustJSON(r))
 	}
 	want := map[string]any{"lang": lang, "steps": 3.0, "plugin": "sdk_" + lang, "greeting": "hi"}
 	if sc, _ := r.StructuredContent.(map[string]any); !reflect.DeepEqual(sc, want) {
-		t.Errorf("report structuredContent %s, want %s", mustJSON(r.StructuredContent), mustJSON(want))
+		t.Errorf("report structuredContent %s, want %s", servertest.MustJSON(r.StructuredContent), servertest.MustJSON(want))
 	}
 	var mirrored map[string]any
-	if err := json.Unmarshal([]byte(text(r)), &mirrored); err != nil || !reflect.DeepEqual(mirrored, want) {
-		t.Errorf("report text %q does not hold the same JSON as structuredContent", text(r))
+	if err := json.Unmarshal([]byte(servertest.Text(r)), &mirrored); err != nil || !reflect.DeepEqual(mirrored, want) {
+		t.Errorf("report text %q does not hold the same JSON as structuredContent", servertest.Text(r))
 	}
 	p.waitFor(t, "3 progress and 1 log notification", func() bool { return len(p.progress) == 3 && len(p.logs) == 1 })
 	for i, pr := range p.progress {
 		if pr.ProgressToken != "tok" || pr.Progress != float64(i+1) || pr.Total != 3 || pr.Message != "step "+string(rune('1'+i)) {
-			t.Errorf("progress %d = %s", i, mustJSON(pr))
+			t.Errorf("progress %d = %s", i, servertest.MustJSON(pr))
 		}
 	}
-	if l := p.logs[0]; l.Level != "info" || l.Logger != "parity" || mustJSON(l.Data) != `{"steps":3}` {
-		t.Errorf("log = %s", mustJSON(l))
+	if l := p.logs[0]; l.Level != "info" || l.Logger != "parity" || servertest.MustJSON(l.Data) != `{"steps":3}` {
+		t.Errorf("log = %s", servertest.MustJSON(l))
 	}
 
-	r = call(t, cs, "pixel", map[string]any{})
+	r = servertest.Call(t, cs, "pixel", map[string]any{})
 	if img, ok := onlyContent(r).(*mcp.ImageContent); r.IsError || !ok || !bytes.Equal(img.Data, []byte{0x89, 'P', 'N', 'G'}) || img.MIMEType != "image/png" {
-		t.Errorf("pixel: %s", mustJSON(r))
+		t.Errorf("pixel: %s", servertest.MustJSON(r))
 	}
 
-	r = call(t, cs, "crash", map[string]any{})
+	r = servertest.Call(t, cs, "crash", map[string]any{})
 	if !r.IsError {
-		t.Errorf("crash answered success: %s", mustJSON(r))
+		t.Errorf("crash answered success: %s", servertest.MustJSON(r))
 	}
-	if (lang == "rust" || lang == "go") && !strings.Contains(text(r), "crash on purpose") {
-		t.Errorf("crash: %q does not carry the panic message", text(r))
+	if (lang == "rust" || lang == "go") && !strings.Contains(servertest.Text(r), "crash on purpose") {
+		t.Errorf("crash: %q does not carry the panic message", servertest.Text(r))
 	}
-	if !strings.Contains(text(r), "crash on purpose") && !strings.Contains(text(r), "panic") {
-		t.Errorf("crash: %q says neither the message nor that the tool panicked", text(r))
+	if !strings.Contains(servertest.Text(r), "crash on purpose") && !strings.Contains(servertest.Text(r), "panic") {
+		t.Errorf("crash: %q says neither the message nor that the tool panicked", servertest.Text(r))
 	}
 }
 
@@ -217,14 +219,14 @@ func onlyContent(r *mcp.CallToolResult) mcp.Content {
 
 // parityRequests checks the tools that ask the client for something.
 func parityRequests(t *testing.T, cs *mcp.ClientSession) {
-	if r := call(t, cs, "ask", map[string]any{}); r.IsError || text(r) != "model said: pong" {
-		t.Errorf("ask: isError %v, %q", r.IsError, text(r))
+	if r := servertest.Call(t, cs, "ask", map[string]any{}); r.IsError || servertest.Text(r) != "model said: pong" {
+		t.Errorf("ask: isError %v, %q", r.IsError, servertest.Text(r))
 	}
-	if r := call(t, cs, "elicit", map[string]any{}); r.IsError || text(r) != "accept Ada" {
-		t.Errorf("elicit: isError %v, %q", r.IsError, text(r))
+	if r := servertest.Call(t, cs, "elicit", map[string]any{}); r.IsError || servertest.Text(r) != "accept Ada" {
+		t.Errorf("elicit: isError %v, %q", r.IsError, servertest.Text(r))
 	}
-	if r := call(t, cs, "roots", map[string]any{}); r.IsError || text(r) != "file:///home/ada/project,file:///srv/data" {
-		t.Errorf("roots: isError %v, %q", r.IsError, text(r))
+	if r := servertest.Call(t, cs, "roots", map[string]any{}); r.IsError || servertest.Text(r) != "file:///home/ada/project,file:///srv/data" {
+		t.Errorf("roots: isError %v, %q", r.IsError, servertest.Text(r))
 	}
 }
 
@@ -247,11 +249,11 @@ func parityHostFunctions(t *testing.T, cs *mcp.ClientSession, p *parityClient) {
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "parity://about"}); err != nil {
 		t.Fatal(err)
 	}
-	if r := call(t, cs, "touch", map[string]any{"uri": "parity://about"}); r.IsError || text(r) != "touched parity://about" {
-		t.Errorf("touch: isError %v, %q", r.IsError, text(r))
+	if r := servertest.Call(t, cs, "touch", map[string]any{"uri": "parity://about"}); r.IsError || servertest.Text(r) != "touched parity://about" {
+		t.Errorf("touch: isError %v, %q", r.IsError, servertest.Text(r))
 	}
-	if r := call(t, cs, "changed", map[string]any{}); r.IsError || text(r) != "changed" {
-		t.Errorf("changed: isError %v, %q", r.IsError, text(r))
+	if r := servertest.Call(t, cs, "changed", map[string]any{}); r.IsError || servertest.Text(r) != "changed" {
+		t.Errorf("changed: isError %v, %q", r.IsError, servertest.Text(r))
 	}
 	has := func(e string) bool {
 		for _, x := range p.events {
@@ -286,28 +288,28 @@ func parityResources(t *testing.T, cs *mcp.ClientSession, lang string) {
 	}
 	lt, err := cs.ListResourceTemplates(ctx, nil)
 	if err != nil || len(lt.ResourceTemplates) != 1 {
-		t.Fatalf("resources/templates/list: %v %s", err, mustJSON(lt))
+		t.Fatalf("resources/templates/list: %v %s", err, servertest.MustJSON(lt))
 	}
 	if rt := lt.ResourceTemplates[0]; rt.URITemplate != "parity://items/{id}" || rt.Name != "item" || rt.MIMEType != "application/json" {
-		t.Errorf("template = %s", mustJSON(rt))
+		t.Errorf("template = %s", servertest.MustJSON(rt))
 	}
 
 	read := func(uri string) *mcp.ResourceContents {
 		t.Helper()
 		rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		if err != nil || len(rr.Contents) != 1 {
-			t.Fatalf("read %s: %v %s", uri, err, mustJSON(rr))
+			t.Fatalf("read %s: %v %s", uri, err, servertest.MustJSON(rr))
 		}
 		return rr.Contents[0]
 	}
 	if c := read("parity://about"); c.Text != "parity plugin in "+lang || c.URI != "parity://about" {
-		t.Errorf("about = %s", mustJSON(c))
+		t.Errorf("about = %s", servertest.MustJSON(c))
 	}
 	if c := read("parity://blob"); !bytes.Equal(c.Blob, []byte{0, 1, 2, 3}) || c.Text != "" {
-		t.Errorf("blob = %s", mustJSON(c))
+		t.Errorf("blob = %s", servertest.MustJSON(c))
 	}
 	if c := read("parity://items/2"); c.Text != `{"id":"2"}` || c.URI != "parity://items/2" {
-		t.Errorf("items/2 = %s", mustJSON(c))
+		t.Errorf("items/2 = %s", servertest.MustJSON(c))
 	}
 	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "parity://items/9"})
 	if err == nil || !strings.Contains(strings.ToLower(err.Error()), "not found") {
@@ -319,13 +321,13 @@ func parityPrompts(t *testing.T, cs *mcp.ClientSession) {
 	ctx := context.Background()
 	lp, err := cs.ListPrompts(ctx, nil)
 	if err != nil || len(lp.Prompts) != 1 {
-		t.Fatalf("prompts/list: %v %s", err, mustJSON(lp))
+		t.Fatalf("prompts/list: %v %s", err, servertest.MustJSON(lp))
 	}
 	pr := lp.Prompts[0]
 	if pr.Name != "review" || pr.Description != "Review some code" || len(pr.Arguments) != 2 ||
 		pr.Arguments[0].Name != "code" || !pr.Arguments[0].Required ||
 		pr.Arguments[1].Name != "language" || pr.Arguments[1].Required {
-		t.Errorf("prompt = %s", mustJSON(pr))
+		t.Errorf("prompt = %s", servertest.MustJSON(pr))
 	}
 	for lang, want := range map[string]string{"go": "Review this go:\nx := 1", "": "Review this code:\nx := 1"} {
 		args := map[string]string{"code": "x := 1"}
@@ -334,10 +336,10 @@ func parityPrompts(t *testing.T, cs *mcp.ClientSession) {
 		}
 		gp, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review", Arguments: args})
 		if err != nil || gp.Description != "Code review" || len(gp.Messages) != 1 || gp.Messages[0].Role != "user" {
-			t.Fatalf("prompts/get %v: %v %s", args, err, mustJSON(gp))
+			t.Fatalf("prompts/get %v: %v %s", args, err, servertest.MustJSON(gp))
 		}
 		if tc, ok := gp.Messages[0].Content.(*mcp.TextContent); !ok || tc.Text != want {
-			t.Errorf("prompts/get %v: %s, want text %q", args, mustJSON(gp.Messages[0].Content), want)
+			t.Errorf("prompts/get %v: %s, want text %q", args, servertest.MustJSON(gp.Messages[0].Content), want)
 		}
 	}
 	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "review"}); err == nil || !strings.Contains(err.Error(), "code is required") {

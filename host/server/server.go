@@ -1,15 +1,19 @@
-// Package server serves the registry's tools over MCP, through the official
-// go-sdk: stdio for desktop hosts and Streamable HTTP for everything else.
+// Package server serves what the loaded plugins declare — tools,
+// resources and templates, prompts, completions — over MCP, through the
+// official go-sdk: stdio here (ServeStdio), Streamable HTTP through the edge
+// package httpserve, any go-sdk transport through Connect.
 //
-// It is the only package that knows about sessions. A tools/call flows one
-// way: go-sdk → Server's handler → registry.Tool.Call → plugin sandbox →
-// result; guest notifications flow back through the per-request callbacks.
+// It is the only package that knows about sessions. A request flows one
+// way: go-sdk → the guest-request path (guest.go) → the feature's handler
+// (tools.go, resources.go, prompts.go, completion.go) → registry → plugin
+// sandbox → result; guest notifications and requests for client input flow
+// back through the per-request callbacks (callbacks.go, input.go,
+// roundtrip.go).
 package server
 
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -18,6 +22,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/sessiontrim"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -138,6 +143,22 @@ func New(reg *registry.Registry, opts Options) *Server {
 // MCP returns the underlying go-sdk server.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
+// Logger returns the server's logger (Options.Logger).
+func (s *Server) Logger() *slog.Logger { return s.logger }
+
+// trimInitialize bounds the initialize params a session keeps before go-sdk
+// stores them (package sessiontrim); what it drops it logs at debug.
+func (s *Server) trimInitialize(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if r, ok := req.(*mcp.ServerRequest[*mcp.InitializeParams]); ok && method == "initialize" && r.Params != nil {
+			if dropped := sessiontrim.Params(r.Params); len(dropped) > 0 {
+				s.logger.DebugContext(ctx, "initialize: kept the session's params within bounds", "dropped", dropped)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
 // Ready marks the initial load as finished: list requests, and requests
 // for something no plugin published, stop waiting.
 func (s *Server) Ready() {
@@ -166,42 +187,6 @@ func (s *Server) waitReady(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		return next(ctx, method, req)
-	}
-}
-
-func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
-	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		g, err := s.open(ctx, req, openSpec{plugin: t.Plugin, name: t.Def.Name, target: toolTarget(t.Def.Name),
-			args: req.Params.Arguments, meta: req.Params.Meta, token: req.Params.GetProgressToken(),
-			responses: req.Params.InputResponses, state: req.Params.RequestState})
-		if err != nil {
-			return nil, err
-		}
-		defer g.stop()
-		cb := g.cb
-		ok, err := s.mount(g, req, t.Plugin)
-		if err != nil {
-			return t.HostError(fmt.Sprintf("could not learn the client's roots: %v", err)), nil
-		}
-		if !ok {
-			return cb.roundTrip.ask(rootsInputID, &mcp.ListRootsParams{})
-		}
-		ctx = g.ctx
-		res := guestResult(t.Call(ctx, registry.CallRequest{Arguments: req.Params.Arguments, Invocation: g.inv}))
-		if cb.roundTrip != nil {
-			if ir, err := cb.roundTrip.result(); err != nil {
-				return t.HostError(err.Error()), nil // the guest's requests outgrew the round-trip state
-			} else if ir != nil {
-				return ir, nil
-			}
-		}
-		if err := cb.missingCapability(guestFailed(res)); err != nil {
-			return nil, err
-		}
-		if res.IsError {
-			s.logger.InfoContext(ctx, "tool call failed", "tool", t.Def.Name, "meta", res.Meta)
-		}
-		return res, nil
 	}
 }
 

@@ -3,23 +3,19 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 
 	"github.com/mcpwasm/mcpwasm/abi"
-	"github.com/mcpwasm/mcpwasm/host/lifecycle"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -32,84 +28,6 @@ type loadSpec struct {
 func newServer(t testing.TB, prefixed bool, specs ...loadSpec) (*server.Server, *registry.Registry) {
 	t.Helper()
 	return newServerWith(t, prefixed, server.Options{Name: "test"}, plugin.RuntimeOptions{}, specs...)
-}
-
-// newServerWith is newServer with server and runtime options (the cache
-// folder is the tests' own).
-func newServerWith(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOptions, specs0 ...loadSpec) (*server.Server, *registry.Registry) {
-	t.Helper()
-	ctx := context.Background()
-	ro.CacheDir = filepath.Join(os.TempDir(), "mcpwasm-test-cache")
-	rt, err := plugin.NewRuntime(ro)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var specs []lifecycle.Spec
-	for _, s := range specs0 {
-		data, err := os.ReadFile(fixture.Path(t, s.name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := s.cfg
-		cfg.Name, cfg.Source, cfg.Wasm = s.name, s.name+".wasm", data
-		specs = append(specs, lifecycle.Spec{Config: cfg, Unprefixed: !prefixed})
-	}
-	// The catalog wires the server as serve does: it loads, ranks and
-	// publishes, and re-reads a plugin's lists when the plugin says they
-	// changed.
-	opts.Features = lifecycle.Features(specs)
-	logs := &strings.Builder{}
-	var mu sync.Mutex
-	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, logs}, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	}
-	cat := lifecycle.NewCatalog(rt, lifecycle.CatalogOptions{Server: opts})
-	cat.Load(ctx, specs)
-	if got := len(cat.Registry().Plugins()); got != len(specs) {
-		mu.Lock()
-		t.Fatalf("%d of %d plugins loaded:\n%s", got, len(specs), logs)
-	}
-	srv := cat.Server()
-	srv.Ready()
-	runtimes.Store(srv, rt)
-	t.Cleanup(func() { runtimes.Delete(srv); cat.Close(time.Minute) })
-	return srv, cat.Registry()
-}
-
-// lockedWriter serializes writes to w.
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
-
-// runtimes maps each server newServerWith made to its plugin runtime, for
-// waitInFlight.
-var runtimes sync.Map
-
-// waitInFlight waits until n guest calls of srv's runtime are in flight
-// (inside Invoke), so that a test acts on a call that is running rather
-// than after a fixed sleep. It may run on any goroutine: it reports a
-// timeout with t.Error.
-func waitInFlight(t testing.TB, srv *server.Server, n int) {
-	t.Helper()
-	v, ok := runtimes.Load(srv)
-	if !ok {
-		t.Error("waitInFlight: the server was not made by newServerWith")
-		return
-	}
-	rt := v.(*plugin.Runtime)
-	for deadline := time.Now().Add(30 * time.Second); rt.Stats().InFlight < n; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Errorf("%d calls in flight after 30s, want %d", rt.Stats().InFlight, n)
-			return
-		}
-	}
 }
 
 // connect returns a go-sdk client session over an in-memory transport.
@@ -130,9 +48,9 @@ func connect(t testing.TB, srv *server.Server, opts *mcp.ClientOptions) *mcp.Cli
 }
 
 // connectHTTP serves srv over Streamable HTTP and connects a client to it.
-func connectHTTP(t testing.TB, srv *server.Server, o server.HTTPOptions) *mcp.ClientSession {
+func connectHTTP(t testing.TB, srv *server.Server, o httpserve.Options) *mcp.ClientSession {
 	t.Helper()
-	hs := httptest.NewServer(srv.HTTPHandler(o))
+	hs := httptest.NewServer(httpserve.Handler(srv, o))
 	t.Cleanup(hs.Close)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client"}, nil).
 		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: hs.URL}, nil)
@@ -141,25 +59,6 @@ func connectHTTP(t testing.TB, srv *server.Server, o server.HTTPOptions) *mcp.Cl
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
-}
-
-func call(t testing.TB, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("call %s: protocol error %v (every guest failure must be an isError result)", name, err)
-	}
-	return res
-}
-
-func text(r *mcp.CallToolResult) string {
-	var b strings.Builder
-	for _, c := range r.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 func category(r *mcp.CallToolResult) string {
@@ -174,17 +73,17 @@ func TestEchoRoundTrip(t *testing.T) {
 		cs   *mcp.ClientSession
 	}{
 		{"memory", connect(t, srv, nil)},
-		{"http", connectHTTP(t, srv, server.HTTPOptions{})},
-		{"http-stateless", connectHTTP(t, srv, server.HTTPOptions{Stateless: true})},
+		{"http", connectHTTP(t, srv, httpserve.Options{})},
+		{"http-stateless", connectHTTP(t, srv, httpserve.Options{Stateless: true})},
 	} {
 		t.Run(tr.name, func(t *testing.T) {
 			lt, err := tr.cs.ListTools(context.Background(), nil)
 			if err != nil || len(lt.Tools) != 1 || lt.Tools[0].Name != "echo" {
 				t.Fatalf("tools/list = %+v, %v", lt, err)
 			}
-			res := call(t, tr.cs, "echo", map[string]any{"text": "hello ünïcode"})
+			res := servertest.Call(t, tr.cs, "echo", map[string]any{"text": "hello ünïcode"})
 			if res.IsError {
-				t.Fatalf("echo failed: %s", text(res))
+				t.Fatalf("echo failed: %s", servertest.Text(res))
 			}
 			// The echo fixture returns its whole input as structuredContent:
 			// check the envelope the guest received.
@@ -211,8 +110,8 @@ func TestEchoRoundTrip(t *testing.T) {
 func TestPrefixedNames(t *testing.T) {
 	srv, _ := newServer(t, true, loadSpec{name: "echo"})
 	cs := connect(t, srv, nil)
-	if res := call(t, cs, "echo_echo", map[string]any{}); res.IsError {
-		t.Fatalf("echo_echo: %s", text(res))
+	if res := servertest.Call(t, cs, "echo_echo", map[string]any{}); res.IsError {
+		t.Fatalf("echo_echo: %s", servertest.Text(res))
 	}
 	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}})
 	if err == nil {
@@ -223,9 +122,9 @@ func TestPrefixedNames(t *testing.T) {
 func TestLegacyPlugin(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "echo_legacy"})
 	cs := connect(t, srv, nil)
-	res := call(t, cs, "echo_legacy", map[string]any{"x": 1.0})
+	res := servertest.Call(t, cs, "echo_legacy", map[string]any{"x": 1.0})
 	if res.IsError {
-		t.Fatalf("legacy call: %s", text(res))
+		t.Fatalf("legacy call: %s", servertest.Text(res))
 	}
 	b, _ := json.Marshal(res.StructuredContent)
 	if !strings.Contains(string(b), `"params"`) || !strings.Contains(string(b), `"x":1`) {
@@ -238,8 +137,8 @@ func TestLegacyPlugin(t *testing.T) {
 func TestPlainPDKPlugin(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "pdk_as"})
 	cs := connect(t, srv, nil)
-	if res := call(t, cs, "shout", map[string]any{"text": "quiet please"}); res.IsError || text(res) != "QUIET PLEASE" {
-		t.Fatalf("shout: %s (isError %v)", text(res), res.IsError)
+	if res := servertest.Call(t, cs, "shout", map[string]any{"text": "quiet please"}); res.IsError || servertest.Text(res) != "QUIET PLEASE" {
+		t.Fatalf("shout: %s (isError %v)", servertest.Text(res), res.IsError)
 	}
 }
 
@@ -249,8 +148,8 @@ func TestPlainPDKPlugin(t *testing.T) {
 func TestPlainGoPDKPlugin(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "pdk_go"})
 	cs := connect(t, srv, nil)
-	if res := call(t, cs, "reverse", map[string]any{"text": "héllo"}); res.IsError || text(res) != "olléh" {
-		t.Fatalf("reverse: %s (isError %v)", text(res), res.IsError)
+	if res := servertest.Call(t, cs, "reverse", map[string]any{"text": "héllo"}); res.IsError || servertest.Text(res) != "olléh" {
+		t.Fatalf("reverse: %s (isError %v)", servertest.Text(res), res.IsError)
 	}
 }
 
@@ -277,9 +176,9 @@ func TestConcurrentCallsOverlap(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			s := time.Now()
-			res := call(t, cs, "nap", map[string]any{})
+			res := servertest.Call(t, cs, "nap", map[string]any{})
 			if res.IsError {
-				t.Errorf("nap: %s", text(res))
+				t.Errorf("nap: %s", servertest.Text(res))
 			}
 			mu.Lock()
 			spans = append(spans, span{s, time.Now()})
@@ -303,7 +202,13 @@ func TestConcurrentCallsOverlap(t *testing.T) {
 	}
 }
 
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
+// newServerWith is newServer with server and runtime options (see
+// servertest.Load).
+func newServerWith(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOptions, specs ...loadSpec) (*server.Server, *registry.Registry) {
+	t.Helper()
+	out := make([]servertest.Spec, len(specs))
+	for i, s := range specs {
+		out[i] = servertest.Spec{Name: s.name, Cfg: s.cfg}
+	}
+	return servertest.Load(t, prefixed, opts, ro, out...)
 }

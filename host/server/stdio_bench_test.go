@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -144,8 +146,8 @@ func TestEchoArgsFixture(t *testing.T) {
 			{"u": "héllo ☃ 😀", "n": []any{1.5, nil, true, map[string]any{"x": "}]", "y": []any{}}}},
 			{"arguments": "decoy", "request": map[string]any{"arguments": 1}},
 		} {
-			want := text(call(t, cs, server.NativeEchoTool, args))
-			if got := text(call(t, cs, "echo", args)); got != want {
+			want := servertest.Text(servertest.Call(t, cs, server.NativeEchoTool, args))
+			if got := servertest.Text(servertest.Call(t, cs, "echo", args)); got != want {
 				t.Errorf("%s %v: echo_args answered %q, the native echo %q", era, args, got, want)
 			}
 		}
@@ -156,7 +158,7 @@ func TestEchoArgsFixture(t *testing.T) {
 		if err != nil || res.IsError {
 			t.Fatalf("%s: %v %v", era, err, res)
 		}
-		if got, want := text(res), `{"text":"the quick brown fox jumps over the lazy dog"}`; got != want {
+		if got, want := servertest.Text(res), `{"text":"the quick brown fox jumps over the lazy dog"}`; got != want {
 			t.Errorf("%s: with a decoy in _meta, echo_args answered %q, want %q", era, got, want)
 		}
 	}

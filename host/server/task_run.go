@@ -168,26 +168,6 @@ func (s *Server) runTask(ctx context.Context, spec *taskSpec, answers map[string
 	return tasks.Outcome{Result: b}
 }
 
-// pendingOutcome is the input-required outcome of a run whose guest asked
-// for what it was not given.
-func pendingOutcome(rt *roundTrip) tasks.Outcome {
-	rt.mu.Lock()
-	pending := rt.pending
-	rt.mu.Unlock()
-	if pending == nil {
-		return tasks.Outcome{}
-	}
-	b, err := json.Marshal(pending)
-	var inputs map[string]json.RawMessage
-	if err == nil {
-		err = json.Unmarshal(b, &inputs)
-	}
-	if err != nil {
-		return tasks.Outcome{Err: &tasks.Error{Code: jsonrpc.CodeInternalError, Message: "could not encode the input requests: " + err.Error()}}
-	}
-	return tasks.Outcome{Inputs: inputs}
-}
-
 // crashed says whether a tool result is a failure of the run rather than
 // the tool's answer: the guest trapped, panicked, ran out of memory or
 // time, exited, or produced no result. Such a task ends failed, with the

@@ -7,7 +7,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
+
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -220,7 +221,7 @@ func checkTaskName(req mcp.Request) error {
 		return &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: "missing required Mcp-Name header for a tasks method"}
 	case name != p.TaskID:
 		return &jsonrpc.Error{Code: mcp.CodeHeaderMismatch,
-			Message: fmt.Sprintf("header mismatch: Mcp-Name header value '%s' does not match params.taskId", transport.Clip([]byte(name)))}
+			Message: fmt.Sprintf("header mismatch: Mcp-Name header value '%s' does not match params.taskId", clip.String(name, clip.Log))}
 	}
 	return nil
 }
@@ -229,7 +230,7 @@ func checkTaskName(req mcp.Request) error {
 func taskError(id string, err error) error {
 	switch {
 	case errors.Is(err, tasks.ErrNotFound):
-		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown task %q (it may have expired)", transport.Clip([]byte(id)))}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown task %q (it may have expired)", clip.String(id, clip.Log))}
 	case errors.Is(err, tasks.ErrTooMany):
 		return &jsonrpc.Error{Code: codeOverload, Message: "too many live tasks for this principal; wait for one to end or cancel one"}
 	case errors.Is(err, tasks.ErrFull):
@@ -243,9 +244,6 @@ func taskError(id string, err error) error {
 	}
 	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "task store: " + err.Error()}
 }
-
-// codeOverload is mcpwasm's code for rate limits and overload.
-const codeOverload = -32000
 
 func (s *Server) tasksGet(ctx context.Context, ss *mcp.ServerSession, p *taskParams) (*detailedTask, error) {
 	r, err := s.tasks.Get(ctx, principalFromContext(ctx), p.TaskID)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/mcpwasm/mcpwasm/host/tasks/redisstore"
 	"github.com/mcpwasm/mcpwasm/internal/redistest"
@@ -28,7 +29,7 @@ func BenchmarkTaskHTTP(b *testing.B) {
 			}
 			opts.Tasks.Store = st
 		}
-		url, _ := taskServerModes(b, opts, server.HTTPOptions{Access: server.AccessOptions{Rate: -1}}, map[string]string{"greet": "optional"})
+		url, _ := taskServerModes(b, opts, httpserve.Options{Access: httpserve.AccessOptions{Rate: -1}}, map[string]string{"greet": "optional"})
 		c := rpc{t: b, url: url, caps: tasksExt}
 		b.Run(kind+"/create", func(b *testing.B) {
 			for range b.N {

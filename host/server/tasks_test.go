@@ -13,10 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
@@ -125,12 +128,12 @@ func (c rpc) await(id string, want ...string) map[string]any {
 
 // taskServer serves the conformance fixture (which has the task tools)
 // over stateless HTTP. stats reports its sandbox's load.
-func taskServer(t testing.TB, opts server.Options, ho server.HTTPOptions) (url string, stats func() plugin.Stats) {
+func taskServer(t testing.TB, opts server.Options, ho httpserve.Options) (url string, stats func() plugin.Stats) {
 	return taskServerModes(t, opts, ho, nil)
 }
 
 // taskServerModes is taskServer with the operator's task modes by tool.
-func taskServerModes(t testing.TB, opts server.Options, ho server.HTTPOptions, modes map[string]string) (url string, stats func() plugin.Stats) {
+func taskServerModes(t testing.TB, opts server.Options, ho httpserve.Options, modes map[string]string) (url string, stats func() plugin.Stats) {
 	t.Helper()
 	ctx := context.Background()
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
@@ -156,7 +159,7 @@ func taskServerModes(t testing.TB, opts server.Options, ho server.HTTPOptions, m
 	srv.AddEntry(e)
 	srv.Ready()
 	ho.Stateless = true
-	hs := httptest.NewServer(srv.HTTPHandler(ho))
+	hs := httptest.NewServer(httpserve.Handler(srv, ho))
 	t.Cleanup(func() { hs.Close(); srv.CloseTasks(); reg.Close(ctx); rt.Close(ctx) })
 	return hs.URL + "/mcp", rt.Stats
 }
@@ -171,23 +174,21 @@ func taskID(t *testing.T, r taskReply) string {
 }
 
 func TestTaskLifecycle(t *testing.T) {
-	rec := &events{}
-	c := rpc{t: t, url: first(taskServer(t, server.Options{Audit: rec.log()}, server.HTTPOptions{})), caps: tasksExt}
+	rec := &servertest.Events{}
+	c := rpc{t: t, url: first(taskServer(t, server.Options{Audit: rec.Log()}, httpserve.Options{})), caps: tasksExt}
 	id := taskID(t, c.tool("slow_compute", map[string]any{"seconds": 0.2, "label": "a"}))
 	got := c.await(id, "completed")
 	// The detached run is audited as a call of its own.
-	rec.mu.Lock()
 	var runs int
-	for _, ev := range rec.all {
+	for _, ev := range rec.All() {
 		if ev.Kind == audit.KindCall && ev.Tool == "slow_compute" && ev.Attrs["task"] == true && ev.Outcome == "ok" && ev.Plugin == "conformance" {
 			runs++
 		}
 	}
-	rec.mu.Unlock()
 	if runs != 1 {
 		t.Fatalf("%d audited task runs, want 1", runs)
 	}
-	if !strings.Contains(mustJSON(got["result"]), `computed \"a\"`) || got["resultType"] != "complete" {
+	if !strings.Contains(servertest.MustJSON(got["result"]), `computed \"a\"`) || got["resultType"] != "complete" {
 		t.Fatalf("completed task: %v", got)
 	}
 	for _, k := range []string{"createdAt", "lastUpdatedAt", "ttlMs"} {
@@ -198,7 +199,7 @@ func TestTaskLifecycle(t *testing.T) {
 	// A tool error is a completed task whose result is isError.
 	id = taskID(t, c.tool("failing_job", nil))
 	got = c.await(id, "completed", "failed")
-	if got["status"] != "completed" || !strings.Contains(mustJSON(got["result"]), `"isError":true`) {
+	if got["status"] != "completed" || !strings.Contains(servertest.MustJSON(got["result"]), `"isError":true`) {
 		t.Fatalf("failing_job: %v", got)
 	}
 	// A guest that crashes fails its task, with an error and no result.
@@ -217,7 +218,7 @@ func TestTaskLifecycle(t *testing.T) {
 }
 
 func TestTasksNeedTheExtension(t *testing.T) {
-	url, _ := taskServer(t, server.Options{}, server.HTTPOptions{})
+	url, _ := taskServer(t, server.Options{}, httpserve.Options{})
 	with := rpc{t: t, url: url, caps: tasksExt}
 	without := rpc{t: t, url: url, caps: `{}`}
 	id := taskID(t, with.tool("slow_compute", map[string]any{"seconds": 30}))
@@ -233,7 +234,7 @@ func TestTasksNeedTheExtension(t *testing.T) {
 	}
 	// ...and a tool that requires a task is refused, naming the extension.
 	r := without.tool("failing_job", nil)
-	if r.Error == nil || r.Error.Code != -32021 || !strings.Contains(mustJSON(r.Error.Data), "io.modelcontextprotocol/tasks") {
+	if r.Error == nil || r.Error.Code != -32021 || !strings.Contains(servertest.MustJSON(r.Error.Data), "io.modelcontextprotocol/tasks") {
 		t.Fatalf("failing_job without the extension: %+v", r)
 	}
 	// The routing header must name the task.
@@ -247,7 +248,7 @@ func TestTaskCancelStopsGuest(t *testing.T) {
 	// Leases of a minute: only the cancel itself, not a renewal, can stop
 	// the guest within the 5s this test waits.
 	opts := server.Options{Tasks: server.TaskOptions{Options: tasks.Options{Lease: time.Minute}}}
-	url, stats := taskServer(t, opts, server.HTTPOptions{})
+	url, stats := taskServer(t, opts, httpserve.Options{})
 	c := rpc{t: t, url: url, caps: tasksExt}
 	id := taskID(t, c.tool("slow_compute", map[string]any{"seconds": 60}))
 	c.await(id, "working")
@@ -275,11 +276,11 @@ func TestTaskCancelStopsGuest(t *testing.T) {
 }
 
 func TestTaskInputViaUpdate(t *testing.T) {
-	url, _ := taskServer(t, server.Options{}, server.HTTPOptions{})
+	url, _ := taskServer(t, server.Options{}, httpserve.Options{})
 	// Without the elicitation capability, the guest's question fails the task.
 	c := rpc{t: t, url: url, caps: tasksExt}
 	id := taskID(t, c.tool("multi_input", nil))
-	if got := c.await(id, "input_required", "failed"); got["status"] != "failed" || !strings.Contains(mustJSON(got["error"]), "-32021") {
+	if got := c.await(id, "input_required", "failed"); got["status"] != "failed" || !strings.Contains(servertest.MustJSON(got["error"]), "-32021") {
 		t.Fatalf("asking a client without elicitation: %v", got)
 	}
 	c.caps = `{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{}}}`
@@ -306,15 +307,15 @@ func TestTaskInputViaUpdate(t *testing.T) {
 	c.task("tasks/update", id, map[string]any{"inputResponses": map[string]any{
 		"confirm": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}}})
 	got = c.await(id, "completed", "failed")
-	if !strings.Contains(mustJSON(got["result"]), "name Ada, confirmed true") {
+	if !strings.Contains(servertest.MustJSON(got["result"]), "name Ada, confirmed true") {
 		t.Fatalf("final: %v", got)
 	}
 }
 
 func TestTaskBoundToPrincipal(t *testing.T) {
-	toks := staticTokens(t, "alice 0123456789abcdef0123\nbob fedcba9876543210fedc\n")
+	toks := servertest.StaticTokens(t, "alice 0123456789abcdef0123\nbob fedcba9876543210fedc\n")
 	opts := server.Options{Tasks: server.TaskOptions{Options: tasks.Options{PerPrincipal: 1}}}
-	url, _ := taskServer(t, opts, server.HTTPOptions{Access: server.AccessOptions{Verifier: toks.Verify}})
+	url, _ := taskServer(t, opts, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify}})
 	alice := rpc{t: t, url: url, token: "0123456789abcdef0123", caps: tasksExt}
 	bob := rpc{t: t, url: url, token: "fedcba9876543210fedc", caps: tasksExt}
 	id := taskID(t, alice.tool("slow_compute", map[string]any{"seconds": 60}))
@@ -338,15 +339,15 @@ func TestTaskBoundToPrincipal(t *testing.T) {
 func TestTaskRunsUnderItsOwnTimeLimit(t *testing.T) {
 	// The plugin's call limit is 5s (the default); the task's, 300ms.
 	opts := server.Options{Tasks: server.TaskOptions{Options: tasks.Options{Timeout: 300 * time.Millisecond}}}
-	c := rpc{t: t, url: first(taskServer(t, opts, server.HTTPOptions{})), caps: tasksExt}
+	c := rpc{t: t, url: first(taskServer(t, opts, httpserve.Options{})), caps: tasksExt}
 	id := taskID(t, c.tool("slow_compute", map[string]any{"seconds": 2}))
 	got := c.await(id, "completed", "failed")
-	if got["status"] != "failed" || !strings.Contains(mustJSON(got["error"]), "time limit") {
+	if got["status"] != "failed" || !strings.Contains(servertest.MustJSON(got["error"]), "time limit") {
 		t.Fatalf("a task past its limit: %v", got)
 	}
 	// And a task may run longer than the plugin's per-call limit.
 	opts.Tasks.Timeout = time.Minute
-	c = rpc{t: t, url: first(taskServer(t, opts, server.HTTPOptions{})), caps: tasksExt}
+	c = rpc{t: t, url: first(taskServer(t, opts, httpserve.Options{})), caps: tasksExt}
 	id = taskID(t, c.tool("slow_compute", map[string]any{"seconds": 6}))
 	if got := c.await(id, "completed", "failed"); got["status"] != "completed" {
 		t.Fatalf("a 6s task with the plugin's 5s call limit: %v", got)
@@ -354,7 +355,7 @@ func TestTaskRunsUnderItsOwnTimeLimit(t *testing.T) {
 }
 
 func TestTaskModeFromConfig(t *testing.T) {
-	url, _ := taskServerModes(t, server.Options{}, server.HTTPOptions{}, map[string]string{"greet": "required", "slow_compute": "forbidden"})
+	url, _ := taskServerModes(t, server.Options{}, httpserve.Options{}, map[string]string{"greet": "required", "slow_compute": "forbidden"})
 	with := rpc{t: t, url: url, caps: tasksExt}
 	taskID(t, with.tool("greet", map[string]any{"name": "x"}))
 	if r := with.tool("slow_compute", map[string]any{"seconds": 0}); r.Result["taskId"] != nil {

@@ -5,8 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/bearer"
-	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,11 +21,11 @@ import (
 // plugin's scope was refused at random, or passed the check for one plugin
 // and read through the other.
 func TestOverlappingTemplatesRouteConsistently(t *testing.T) {
-	toks := staticTokens(t, "c 0123456789abcdef0123 conf\n")
+	toks := servertest.StaticTokens(t, "c 0123456789abcdef0123 conf\n")
 	srv, _ := newServer(t, false, loadSpec{name: "conformance"}, loadSpec{name: "overlap_template"})
 	srv.RequireScopes(bearer.Policy{Plugins: map[string]string{"conformance": "conf", "overlap_template": "secret"}})
-	url := serveAccess(t, srv, server.HTTPOptions{Access: server.AccessOptions{Verifier: toks.Verify, Rate: -1}}) + "/mcp"
-	cs, err := clientWith(url, "0123456789abcdef0123")
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify, Rate: -1}}) + "/mcp"
+	cs, err := servertest.ClientWith(url, "0123456789abcdef0123")
 	if err != nil {
 		t.Fatal(err)
 	}

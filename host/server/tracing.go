@@ -28,7 +28,7 @@ func (s *Server) traceRequests(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil {
 			code, msg = jsonrpc.CodeInternalError, err.Error()
 			var we *jsonrpc.Error
-			if errors.As(withCode(err), &we) {
+			if errors.As(transport.WithCode(err), &we) {
 				code, msg = we.Code, we.Message
 			}
 		}

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+
 	"github.com/mcpwasm/mcpwasm/host/plugin"
-	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/mcpwasm/mcpwasm/host/tracing/tracingtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -65,7 +67,7 @@ func TestRequestSpans(t *testing.T) {
 		t.Fatal("an unknown tool answered")
 	}
 
-	hs := httptest.NewServer(srv.HTTPHandler(server.HTTPOptions{}))
+	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{}))
 	defer hs.Close()
 	hc, err := mcp.NewClient(&mcp.Implementation{Name: "http"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint: hs.URL, HTTPClient: &http.Client{Transport: headerTransport{headerTP}}}, nil)
@@ -147,7 +149,7 @@ func TestNoSpansWhenOff(t *testing.T) {
 	}
 	c := tracingtest.New(t)
 	srv, _ := newServer(t, false, loadSpec{name: "echo"})
-	call(t, connect(t, srv, nil), "echo", map[string]any{})
+	servertest.Call(t, connect(t, srv, nil), "echo", map[string]any{})
 	time.Sleep(50 * time.Millisecond)
 	if n := len(c.Spans()); n != 0 {
 		t.Fatalf("%d spans with tracing off", n)

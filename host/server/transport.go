@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
 
 	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -14,16 +13,12 @@ import (
 // server reads on; when the input ends, the requests in flight are answered
 // first (see StdioOptions.DrainTimeout).
 func (s *Server) ServeStdio(ctx context.Context, o StdioOptions) error {
-	err := s.mcp.Run(ctx, codeTransport{transport.Stdio(o, s.logger)})
-	if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
-		return nil
-	}
-	return err
+	return transport.ServeStdio(ctx, s.mcp, o, s.logger)
 }
 
 // Connect serves one client on any go-sdk transport (in-memory, a pipe...).
 func (s *Server) Connect(ctx context.Context, t mcp.Transport) (*mcp.ServerSession, error) {
-	return s.mcp.Connect(ctx, codeTransport{transport.WithIDs(t)}, nil)
+	return s.mcp.Connect(ctx, transport.WithCodes(transport.WithIDs(t)), nil)
 }
 
 // StdioOptions configures ServeStdio (see package transport: the stdio

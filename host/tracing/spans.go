@@ -2,6 +2,7 @@ package tracing
 
 import (
 	"context"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"net/http"
 	"strconv"
 	"strings"
@@ -80,13 +81,13 @@ func (s *Span) Fail(errType, msg string) {
 		errType = "error"
 	}
 	s.s.SetAttributes(attribute.String(KeyErrorType, errType))
-	s.s.SetStatus(codes.Error, clip(msg, 1024))
+	s.s.SetStatus(codes.Error, clip.String(msg, 1024))
 }
 
 // SetString sets a string attribute.
 func (s *Span) SetString(key, value string) {
 	if s != nil {
-		s.s.SetAttributes(attribute.String(key, clip(value, 1024)))
+		s.s.SetAttributes(attribute.String(key, clip.String(value, 1024)))
 	}
 }
 
@@ -125,7 +126,7 @@ func Event(ctx context.Context, name string, kv ...string) {
 	}
 	attrs := make([]attribute.KeyValue, 0, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
-		attrs = append(attrs, attribute.String(kv[i], clip(kv[i+1], 1024)))
+		attrs = append(attrs, attribute.String(kv[i], clip.String(kv[i+1], 1024)))
 	}
 	sp.AddEvent(name, trace.WithAttributes(attrs...))
 }
@@ -181,23 +182,23 @@ func StartRequest(ctx context.Context, r Request) (context.Context, *Span) {
 	attrs := []attribute.KeyValue{attribute.String(KeyMethod, r.Method)}
 	switch {
 	case r.Tool != "":
-		name += " " + clip(r.Tool, maxName)
-		attrs = append(attrs, attribute.String(KeyToolName, clip(r.Tool, maxName)), attribute.String(KeyOperation, "execute_tool"))
+		name += " " + clip.String(r.Tool, maxName)
+		attrs = append(attrs, attribute.String(KeyToolName, clip.String(r.Tool, maxName)), attribute.String(KeyOperation, "execute_tool"))
 	case r.Prompt != "":
-		name += " " + clip(r.Prompt, maxName)
-		attrs = append(attrs, attribute.String(KeyPromptName, clip(r.Prompt, maxName)))
+		name += " " + clip.String(r.Prompt, maxName)
+		attrs = append(attrs, attribute.String(KeyPromptName, clip.String(r.Prompt, maxName)))
 	}
 	if r.ResourceURI != "" {
-		attrs = append(attrs, attribute.String(KeyResourceURI, clip(r.ResourceURI, 1024)))
+		attrs = append(attrs, attribute.String(KeyResourceURI, clip.String(r.ResourceURI, 1024)))
 	}
 	if r.Session != "" {
-		attrs = append(attrs, attribute.String(KeySession, clip(r.Session, maxName)))
+		attrs = append(attrs, attribute.String(KeySession, clip.String(r.Session, maxName)))
 	}
 	if r.ID != "" {
-		attrs = append(attrs, attribute.String(KeyRequestID, clip(strings.Trim(r.ID, `"`), maxName)))
+		attrs = append(attrs, attribute.String(KeyRequestID, clip.String(strings.Trim(r.ID, `"`), maxName)))
 	}
 	if r.ProtocolVersion != "" {
-		attrs = append(attrs, attribute.String(KeyProtocolVersion, clip(r.ProtocolVersion, 64)))
+		attrs = append(attrs, attribute.String(KeyProtocolVersion, clip.String(r.ProtocolVersion, 64)))
 	}
 	if r.HTTP {
 		attrs = append(attrs, attribute.String(KeyTransport, "tcp"), attribute.String(KeyNetProtocol, "http"))
@@ -260,7 +261,7 @@ func StartHTTP(ctx context.Context, method, scheme, host string, port int) (cont
 	}
 	ctx, sp := t.Start(ctx, method, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(
 		attribute.String(KeyHTTPMethod, method), attribute.String(KeyURLScheme, scheme),
-		attribute.String(KeyServerAddr, clip(host, maxName)), attribute.Int(KeyServerPort, port)))
+		attribute.String(KeyServerAddr, clip.String(host, maxName)), attribute.Int(KeyServerPort, port)))
 	return ctx, &Span{sp}
 }
 
@@ -320,12 +321,5 @@ func (m metaCarrier) Get(key string) string {
 func (m metaCarrier) Set(string, string) {}
 
 func (m metaCarrier) Keys() []string { return []string{"traceparent", "tracestate"} }
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
-}
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }

@@ -52,6 +52,17 @@ func Stdio(o StdioOptions, logger *slog.Logger) mcp.Transport {
 	return &stdioTransport{opts: o, logger: logger}
 }
 
+// ServeStdio serves srv to one client on o's streams until the input ends
+// or ctx ends, every error answered with a code (WithCodes). The end of
+// input, or of ctx, is not an error.
+func ServeStdio(ctx context.Context, srv *mcp.Server, o StdioOptions, logger *slog.Logger) error {
+	err := srv.Run(ctx, WithCodes(Stdio(o, logger)))
+	if errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil
+	}
+	return err
+}
+
 // stdioTransport is go-sdk's newline-delimited stream transport with every
 // line checked before go-sdk reads it (see stdio_check.go), client ids go-sdk
 // would alter mapped and given back as sent, and an end of input that waits

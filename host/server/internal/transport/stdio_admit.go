@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
+
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -30,7 +32,7 @@ func (c *stdioConn) handleLine(line []byte, n int) bool {
 	case '{':
 		msg, reply := c.admit(line, nil, n)
 		if reply != nil {
-			c.logger.Warn("stdio: refused a message", "reply", Clip(reply))
+			c.logger.Warn("stdio: refused a message", "reply", clip.Bytes(reply, clip.Log))
 			c.writeLine(reply)
 		}
 		if msg != nil {
@@ -76,7 +78,7 @@ func (c *stdioConn) admitBatch(line []byte, n int) bool {
 			reply = errorReply(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request on stdin line %d, batch element %d: not a JSON object but %s", n, i+1, jsonKind(e)))
 		}
 		if reply != nil {
-			c.logger.Warn("stdio: refused a batch element", "reply", Clip(reply))
+			c.logger.Warn("stdio: refused a batch element", "reply", clip.Bytes(reply, clip.Log))
 			c.mu.Lock()
 			b.parts = append(b.parts, reply)
 			c.mu.Unlock()
@@ -173,7 +175,7 @@ func (c *stdioConn) admit(data []byte, b *stdioBatch, n int) (jsonrpc.Message, [
 	}
 	c.mu.Unlock()
 	if dup {
-		return invalid("the id %s is already used by a request in flight", Clip(idRaw))
+		return invalid("the id %s is already used by a request in flight", clip.Bytes(idRaw, clip.Log))
 	}
 	if busy != "" {
 		return nil, errorReply(replyID, CodeBusy, fmt.Sprintf(
@@ -223,7 +225,7 @@ func (c *stdioConn) admitResponse(data []byte, members []member, class idClass,
 	case !hasResult && !hasError:
 		return invalid(`a message needs a "method", or an id and a "result" or an "error"`)
 	case class == idMapped:
-		c.logger.Warn("stdio: dropped a reply to a request the server never sent", "id", Clip(lookupOr(members, "id")))
+		c.logger.Warn("stdio: dropped a reply to a request the server never sent", "id", clip.Bytes(lookupOr(members, "id"), clip.Log))
 		return nil, nil // go-sdk would read 1.5 as 1, the id of another request
 	case class != idKept:
 		return invalid("a reply needs the string or integer id of the request it answers")
@@ -280,16 +282,6 @@ func jsonKind(v []byte) string {
 		return "an object"
 	}
 	return "a number"
-}
-
-// Clip shortens what goes into logs and error messages: an id or a line can
-// be megabytes long.
-func Clip(b []byte) string {
-	const max = 200
-	if len(b) <= max {
-		return string(b)
-	}
-	return string(b[:max]) + "…"
 }
 
 // requestedProtocol is the version an initialize request asks for: what the

@@ -1,0 +1,251 @@
+// Package servertest holds the helpers that the tests of package server and
+// of its HTTP edge (package httpserve) share: a server loaded with test
+// fixtures as serve loads them, an audit recorder, a static token file, a
+// Streamable HTTP listener and clients. It is imported by tests only.
+package servertest
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/audit"
+	"github.com/mcpwasm/mcpwasm/host/bearer"
+	"github.com/mcpwasm/mcpwasm/host/lifecycle"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Spec is one fixture to load, by name, with its plugin configuration.
+type Spec struct {
+	Name string
+	Cfg  plugin.Config
+}
+
+// Load loads fixtures (unprefixed unless prefixed is set) into a server, as
+// serve does, with server and runtime options (the cache folder is the
+// tests' own).
+func Load(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOptions, specs0 ...Spec) (*server.Server, *registry.Registry) {
+	t.Helper()
+	ctx := context.Background()
+	ro.CacheDir = filepath.Join(os.TempDir(), "mcpwasm-test-cache")
+	rt, err := plugin.NewRuntime(ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var specs []lifecycle.Spec
+	for _, s := range specs0 {
+		data, err := os.ReadFile(fixture.Path(t, s.Name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := s.Cfg
+		cfg.Name, cfg.Source, cfg.Wasm = s.Name, s.Name+".wasm", data
+		specs = append(specs, lifecycle.Spec{Config: cfg, Unprefixed: !prefixed})
+	}
+	// The catalog wires the server as serve does: it loads, ranks and
+	// publishes, and re-reads a plugin's lists when the plugin says they
+	// changed.
+	opts.Features = lifecycle.Features(specs)
+	logs := &strings.Builder{}
+	var mu sync.Mutex
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, logs}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	cat := lifecycle.NewCatalog(rt, lifecycle.CatalogOptions{Server: opts})
+	cat.Load(ctx, specs)
+	if got := len(cat.Registry().Plugins()); got != len(specs) {
+		mu.Lock()
+		t.Fatalf("%d of %d plugins loaded:\n%s", got, len(specs), logs)
+	}
+	srv := cat.Server()
+	srv.Ready()
+	runtimes.Store(srv, rt)
+	t.Cleanup(func() { runtimes.Delete(srv); cat.Close(time.Minute) })
+	return srv, cat.Registry()
+}
+
+// lockedWriter serializes writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// runtimes maps each server Load made to its plugin runtime, for
+// WaitInFlight.
+var runtimes sync.Map
+
+// WaitInFlight waits until n guest calls of srv's runtime are in flight
+// (inside Invoke), so that a test acts on a call that is running rather
+// than after a fixed sleep. It may run on any goroutine: it reports a
+// timeout with t.Error.
+func WaitInFlight(t testing.TB, srv *server.Server, n int) {
+	t.Helper()
+	v, ok := runtimes.Load(srv)
+	if !ok {
+		t.Error("WaitInFlight: the server was not made by Load")
+		return
+	}
+	rt := v.(*plugin.Runtime)
+	for deadline := time.Now().Add(30 * time.Second); rt.Stats().InFlight < n; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Errorf("%d calls in flight after 30s, want %d", rt.Stats().InFlight, n)
+			return
+		}
+	}
+}
+
+// Call calls a tool and fails the test on a protocol error.
+func Call(t testing.TB, cs *mcp.ClientSession, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: protocol error %v (every guest failure must be an isError result)", name, err)
+	}
+	return res
+}
+
+// Text joins a result's text content.
+func Text(r *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// MustJSON is v as JSON.
+func MustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Events collects audit events.
+type Events struct {
+	mu  sync.Mutex
+	all []audit.Event
+}
+
+// Log returns an audit log that records into e.
+func (e *Events) Log() *audit.Log {
+	l := audit.New(nil, false)
+	l.Observe(func(ev audit.Event) { e.mu.Lock(); e.all = append(e.all, ev); e.mu.Unlock() })
+	return l
+}
+
+// All returns the events recorded so far.
+func (e *Events) All() []audit.Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]audit.Event(nil), e.all...)
+}
+
+// Denials returns the denials of a kind recorded so far.
+func (e *Events) Denials(kind string) []audit.Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []audit.Event
+	for _, ev := range e.all {
+		if ev.Kind == audit.KindDenial && ev.Denial == kind {
+			out = append(out, ev)
+		}
+	}
+	return out
+}
+
+// StaticTokens writes a tokens file and loads it.
+func StaticTokens(t *testing.T, lines string) *bearer.Tokens {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "tokens")
+	os.WriteFile(path, []byte(lines), 0o600)
+	toks, _, err := bearer.LoadTokens(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toks
+}
+
+// ServeHTTP runs httpserve.Serve on a loopback port until the test ends
+// and returns its base URL.
+func ServeHTTP(t *testing.T, srv *server.Server, o httpserve.Options) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- httpserve.Serve(ctx, srv, ln, o) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return "http://" + ln.Addr().String()
+}
+
+// WithToken adds a bearer token to every request.
+type WithToken struct{ Token string }
+
+// RoundTrip is http.RoundTripper.
+func (w WithToken) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+w.Token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// ClientWith connects go-sdk's client to url sending token.
+func ClientWith(url, token string) (*mcp.ClientSession, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: url, HTTPClient: &http.Client{Transport: WithToken{token}}}, nil)
+}
+
+// Audited loads the echo and nap fixtures (unprefixed) into a server
+// recording to rec.
+func Audited(t *testing.T, rec *Events) *server.Server {
+	t.Helper()
+	ctx := context.Background()
+	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := registry.New()
+	srv := server.New(reg, server.Options{Name: "test", Audit: rec.Log(), Features: server.Features{Tools: true}})
+	for _, name := range []string{"echo", "nap"} {
+		data, err := os.ReadFile(fixture.Path(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := rt.Load(ctx, plugin.Config{Name: name, Source: name + ".wasm", Wasm: data})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.AddEntry(e)
+	}
+	srv.Ready()
+	t.Cleanup(func() { reg.Close(ctx); rt.Close(ctx) })
+	return srv
+}

@@ -1,0 +1,98 @@
+package server
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
+	"github.com/mcpwasm/mcpwasm/host/traceparent"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// What _meta crosses the guest boundary, each way: what a guest is told of
+// a request (requestInfo, guestMetaIn), and what a guest may put in its
+// results (guestResult, guestPrompt, guestResource: MCP's reserved keys and
+// the server's own fields are not the guest's to set).
+
+// guestMetaIn is a request's _meta as a guest sees it (ABI.md §2,
+// context._meta and the request's own _meta): verbatim, except that a
+// traceparent that is not a well-formed W3C traceparent is left out. The
+// guest may log it, or send it on in its HTTP requests; only a value that
+// package traceparent accepts (the one on the call's log lines and audit
+// record) reaches it. The client's map is never modified.
+func guestMetaIn(meta mcp.Meta) mcp.Meta {
+	v, ok := meta[traceparent.MetaKey]
+	if !ok {
+		return meta
+	}
+	if s, _ := v.(string); traceparent.Valid(s) {
+		return meta
+	}
+	out := make(mcp.Meta, len(meta)-1)
+	for k, v := range meta {
+		if k != traceparent.MetaKey {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// guestResult keeps what a guest may say in a tool result: content,
+// structured content, isError and its own _meta keys. inputRequests,
+// requestState and resultType are the server's to set (go-sdk would send a
+// guest's inputRequests to the client as the server's own requests), and
+// _meta keys under a reserved prefix are MCP's.
+func guestResult(res *mcp.CallToolResult) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Meta: guestMeta(res.Meta), Content: res.Content,
+		StructuredContent: res.StructuredContent, IsError: res.IsError}
+}
+
+// guestPrompt and guestResource do the same for prompts/get and
+// resources/read results.
+func guestPrompt(res *mcp.GetPromptResult) *mcp.GetPromptResult {
+	return &mcp.GetPromptResult{Meta: guestMeta(res.Meta), Description: res.Description, Messages: res.Messages}
+}
+
+func guestResource(res *mcp.ReadResourceResult) *mcp.ReadResourceResult {
+	return &mcp.ReadResourceResult{Meta: guestMeta(res.Meta), Cacheable: res.Cacheable, Contents: res.Contents}
+}
+
+func guestMeta(m mcp.Meta) mcp.Meta {
+	var out mcp.Meta
+	for k, v := range m {
+		if !reservedMetaKey(k) {
+			if out == nil {
+				out = mcp.Meta{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// reservedMetaKey reports whether a _meta key's prefix may be reserved for
+// MCP. The specification reserves any prefix of zero or more labels, then
+// "modelcontextprotocol" or "mcp", then any label (modelcontextprotocol.io/,
+// mcp.dev/, api.modelcontextprotocol.org/, tools.mcp.com/), and uses
+// reverse-DNS keys itself (io.modelcontextprotocol/): a prefix with either
+// label anywhere is treated as reserved, which strips a little more from
+// guest output than the letter of the rule, never less.
+func reservedMetaKey(k string) bool {
+	prefix, _, ok := strings.Cut(k, "/")
+	if !ok {
+		return false
+	}
+	labels := strings.Split(prefix, ".")
+	for _, l := range labels {
+		if strings.EqualFold(l, "modelcontextprotocol") || strings.EqualFold(l, "mcp") {
+			return true
+		}
+	}
+	return false
+}
+
+// requestInfo is what the guest serving req is told about it.
+func requestInfo(extra *mcp.RequestExtra, meta mcp.Meta, caps json.RawMessage) registry.RequestInfo {
+	return registry.RequestInfo{ID: transport.RequestID(extra), Meta: guestMetaIn(meta), ClientCapabilities: caps}
+}
