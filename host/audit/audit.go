@@ -81,6 +81,16 @@ type Log struct {
 	w         io.Writer // nil: no file, observers only
 	args      bool
 	observers []func(Event)
+	redact    func(string) string
+}
+
+// Redact makes every line written pass through f first (the server's known
+// secrets replaced, host/secrets). Observers get the event as recorded.
+// Call it before the Log is shared.
+func (l *Log) Redact(f func(string) string) {
+	if l != nil {
+		l.redact = f
+	}
 }
 
 // New returns a Log writing to w (nil: write nothing, only notify
@@ -117,6 +127,9 @@ func (l *Log) Record(e Event) {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return
+	}
+	if l.redact != nil {
+		b = []byte(l.redact(string(b)))
 	}
 	b = append(b, '\n')
 	l.mu.Lock()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/secrets"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/mcpwasm/mcpwasm/host/trust"
@@ -30,6 +31,11 @@ type Catalog struct {
 	lost     func(string)   // told of each plugin that did not load (/readyz, metrics)
 	running  sync.WaitGroup // every load and retirement under way
 	vet      *trust.Vetter  // what of a plugin's declarations is served; nil serves all
+	known    *secrets.Known // the secrets no answer carries; nil: none
+	// baseSecrets are the server's own secrets (setSecrets adds the
+	// plugins'); settings are each plugin's trust settings, by name.
+	baseSecrets []string
+	settings    sync.Map
 }
 
 // CatalogOptions configure a Catalog.
@@ -43,13 +49,18 @@ type CatalogOptions struct {
 	// Trust, if set, decides which declarations are served (holds,
 	// hidden text); nil serves every declaration.
 	Trust *trust.Vetter
+	// Known, if set, holds the secrets redacted from every answer; the
+	// catalog adds the plugins' to ServerSecrets at each load and reload.
+	Known         *secrets.Known
+	ServerSecrets []string
 }
 
 // NewCatalog returns an empty catalog over rt, with its registry and the
 // server that serves it. The server re-reads a plugin's lists through the
 // catalog when the plugin says they changed.
 func NewCatalog(rt *plugin.Runtime, o CatalogOptions) *Catalog {
-	c := &Catalog{rt: rt, reg: registry.New(), logger: o.Server.Logger, deadline: o.LoadTimeout, lost: o.Lost, vet: o.Trust}
+	c := &Catalog{rt: rt, reg: registry.New(), logger: o.Server.Logger, deadline: o.LoadTimeout, lost: o.Lost, vet: o.Trust,
+		known: o.Known, baseSecrets: o.ServerSecrets}
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
@@ -57,6 +68,12 @@ func NewCatalog(rt *plugin.Runtime, o CatalogOptions) *Catalog {
 		c.deadline = 60 * time.Second
 	}
 	o.Server.ListsChanged = c.refresh
+	if o.Server.Results == nil {
+		o.Server.Results = c.resultPolicy
+	}
+	if c.vet != nil {
+		o.Server.Held = c.held
+	}
 	c.srv = server.New(c.reg, o.Server)
 	return c
 }

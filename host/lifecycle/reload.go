@@ -187,6 +187,7 @@ func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched fu
 		return err
 	}
 	specs, problems := collectWith(r.args, cfg, base, r.noPrefix, r.grants.open, r.fetch)
+	r.c.setSecrets(specs) // the plugins' secrets as read now
 	r.report(problems)
 	r.restartNeeded(cfg, specs, problems)
 	want := map[string]bool{}

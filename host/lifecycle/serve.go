@@ -23,6 +23,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/confine"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/secrets"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 )
@@ -101,13 +102,16 @@ func IsUsage(err error) bool {
 // all.
 func Serve(ctx context.Context, o ServeOptions) error {
 	usage := func(err error) error { return &UsageError{err} }
-	cfg, logger := o.Config, o.Logger
+	// No known secret reaches the log (host/secrets): the secrets are
+	// set once read, below.
+	known := &secrets.Known{}
+	cfg, logger := o.Config, redactingLogger(o.Logger, known)
 	op, err := newOps(o.Ops, cfg, o.Stderr)
 	if err != nil {
 		return usage(err)
 	}
 	defer op.close()
-	if err := op.startTracing(cfg, o.Version, logger); err != nil {
+	if err := op.startTracing(cfg, o.Version, logger, func(s string) string { s, _ = known.Redact(s); return s }); err != nil {
 		return usage(err)
 	}
 	base, err := o.Limits.Defaults(cfg)
@@ -146,10 +150,13 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		return usage(fmt.Errorf("--trust %q: want tofu, pin or off", o.Trust))
 	}
 	vet, lockFile := newVetter(o.Trust, o.ConfigPath, o.Args, fetch, op.audit, logger)
-	cat := NewCatalog(rt, CatalogOptions{LoadTimeout: o.LoadTimeout, Lost: op.lost, Trust: vet, Server: server.Options{
+	op.audit.Redact(func(s string) string { s, _ = known.Redact(s); return s })
+	cat := NewCatalog(rt, CatalogOptions{LoadTimeout: o.LoadTimeout, Lost: op.lost, Trust: vet,
+		Known: known, ServerSecrets: serverSecrets(cfg, key, taskStoreAddr(cfg, o.TaskStore)), Server: server.Options{
 		Name: cfg.Server.Name, Version: o.Version, Logger: logger, StateKey: key, Features: features,
 		Audit: op.audit, ListTTL: o.ListTTL, Tasks: taskOpts}})
 	srv := cat.Server()
+	cat.setSecrets(specs)
 	op.start(srv, rt)
 	if o.BenchNativeEcho {
 		srv.AddNativeEcho()

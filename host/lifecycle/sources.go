@@ -46,6 +46,9 @@ type Spec struct {
 	// Trust is the plugin's trust settings, [defaults]' under its own
 	// (config.Trust.Resolve).
 	Trust config.Trust
+	// Secrets are the values of its [plugin.config] keys read from the
+	// environment or a file: never to reach a client, a log or a trace.
+	Secrets []string
 }
 
 // Defaults merges the flags over the config file's [defaults]; flags win. Every
@@ -241,7 +244,13 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 	}
 	cfg.Grants = grants
 	cfg.TaskModes = p.Tasks
-	return Spec{Config: cfg, Unprefixed: p.Prefix != nil && !*p.Prefix, Trust: p.Trust.Resolve(c.Defaults.Trust)}, nil
+	var secret []string
+	for k, v := range p.Config {
+		if v.Secret() {
+			secret = append(secret, guest[k])
+		}
+	}
+	return Spec{Config: cfg, Unprefixed: p.Prefix != nil && !*p.Prefix, Trust: p.Trust.Resolve(c.Defaults.Trust), Secrets: secret}, nil
 }
 
 // wasmFiles expands a path: a file is itself, a folder is its *.wasm files.

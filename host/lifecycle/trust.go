@@ -19,6 +19,7 @@ import (
 // refreshes at run time is filtered instead: held declarations are left
 // out).
 func (c *Catalog) addOptions(s Spec, replacing bool) registry.AddOptions {
+	c.settings.Store(s.Config.Name, s.Trust)
 	o := registry.AddOptions{Unprefixed: s.Unprefixed, AllowConfusable: s.Trust.HiddenText == "warn"}
 	if c.vet == nil {
 		return o
