@@ -113,9 +113,12 @@ func (r *Redactor) Redact(s string) (string, int) {
 	if r.Empty() || len(s) < MinLen {
 		return s, 0
 	}
+	// A form split across lines before its sixth character is found from
+	// its end; without any line break in s, the forward pass finds all.
+	breaks := strings.ContainsAny(s, "\r\n") || strings.Contains(s, `\n`) || strings.Contains(s, `\r`)
 	var spans []span
 	for _, f := range r.forms {
-		spans = find(s, f, spans)
+		spans = find(s, f, spans, breaks)
 	}
 	if len(spans) == 0 {
 		return s, 0
@@ -131,7 +134,7 @@ type span struct {
 
 // find appends the spans where form occurs in s, its characters possibly
 // separated by line breaks.
-func find(s, form string, spans []span) []span {
+func find(s, form string, spans []span, backward bool) []span {
 	a := min(anchorLen, len(form))
 	head, tail := form[:a], form[len(form)-a:]
 	for i := 0; ; {
@@ -147,7 +150,7 @@ func find(s, form string, spans []span) []span {
 		}
 		i = j + 1
 	}
-	for i := 0; ; {
+	for i := 0; backward; {
 		j := strings.Index(s[i:], tail)
 		if j < 0 {
 			break

@@ -70,6 +70,14 @@ func (s *scrubbed) value(p ResultPolicy, v any) any {
 	if v == nil {
 		return nil
 	}
+	if rm, ok := v.(json.RawMessage); ok && len(rm) > 0 {
+		// As the guest sent it (registry.parseResult): scanned as is.
+		out := s.raw(p, rm)
+		if &out[0] == &rm[0] {
+			return v
+		}
+		return json.RawMessage(out)
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return v
