@@ -42,6 +42,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	fs.StringVar(&o.StateKeyFile, "state-key-file", "", "HTTP: sign multi round-trip requestState with the key in FILE, shared by all replicas (else $MCPWASM_STATE_KEY, else a random key)")
 	fs.DurationVar(&o.ListTTL, "list-ttl", 0, "ttlMs of tools/prompts/resources list results, the caching hint of protocol 2026-07-28 (0: stale at once; at most 24h)")
 	fs.BoolVar(&o.InsecureNoAuth, "insecure-no-auth", false, "HTTP: allow serving a non-loopback address without [server.auth] (e.g. behind an authenticating proxy)")
+	fs.StringVar(&o.Trust, "trust", "", "replace every plugin's trust setting: off serves every declaration as it is (a plugin author's development run), tofu or pin (default: each plugin's own, \"tofu\")")
 	fs.StringVar(&o.TaskStore, "task-store", "", "where tasks are kept: memory (default; one process) or redis://HOST:PORT/DB, shared by replicas ([server.tasks] store)")
 	lf.register(fs)
 	of.register(fs)

@@ -77,6 +77,8 @@ type Defaults struct {
 	Memory      Size     `toml:"memory"`
 	MaxOutput   Size     `toml:"max_output"`
 	Concurrency int      `toml:"concurrency"`
+	// Trust: trust, hidden_text, results_hidden_text, secrets (trust.go).
+	Trust
 }
 
 // Plugin is one [[plugin]] table.
@@ -117,6 +119,9 @@ type Plugin struct {
 	Tasks map[string]string `toml:"tasks"`
 
 	line int // the line of path in the file (Line)
+	// Trust overrides [defaults]' trust, hidden_text, results_hidden_text
+	// and secrets (trust.go).
+	Trust
 }
 
 // FSGrant is one [[plugin.fs]] table: a folder and its access mode.
@@ -303,6 +308,7 @@ func (c *Config) check(data []byte, col *collector) {
 		if p.Path != "" {
 			col.add(checkSource(where, p), at("path"))
 		}
+		col.add(p.Trust.check(data, where, "plugin", i), at(""))
 		col.add(checkTaskModes(data, where, i, p.Tasks), at("tasks"))
 		if p.NetMaxResponse.err != nil {
 			col.add(fmt.Errorf("%s: net_max_response: %v", where, p.NetMaxResponse.err), at("net_max_response"))
@@ -340,6 +346,7 @@ func (c *Config) check(data []byte, col *collector) {
 	col.add(c.Server.Tasks.check(data), loc.line("server", "tasks"))
 	col.add(c.Server.Policy.check(), loc.line("server", "policy"))
 	col.add(c.Sources.check(), loc.line("sources"))
+	col.add(c.Defaults.Trust.check(data, "[defaults]", "defaults", 0), loc.line("defaults"))
 	col.add(checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput,
 		c.Defaults.Concurrency, c.defined["defaults.concurrency"]), loc.line("defaults"))
 	checkValues(data, loc, reflect.ValueOf(*c), nil, nil, col)

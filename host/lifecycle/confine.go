@@ -118,6 +118,21 @@ func confinePolicy(in confineInputs) confine.Policy {
 	for _, pl := range in.cfg.Plugins {
 		remote = remote || source.IsRemote(pl.Path)
 	}
+	// The lock file records the declarations of a plugin first served
+	// under trust = "tofu" (a plugin added by a reload included).
+	pins := false
+	for _, sp := range in.specs {
+		pins = pins || sp.Trust.Trust == "tofu"
+	}
+	if pins && !remote {
+		if in.cfg.File != "" {
+			rw(source.LockFor(in.cfg.File))
+		} else if dir := in.storeDir; dir != "" {
+			rw(dir)
+		} else {
+			rw(store.DefaultDir())
+		}
+	}
 	if remote {
 		dir := in.storeDir
 		if dir == "" {

@@ -109,12 +109,12 @@ func (o *ops) serveAdmin(ctx context.Context, srv *server.Server, logger *slog.L
 
 // startTracing starts exporting traces if [server.tracing] or the OTEL_*
 // variables say so.
-func (o *ops) startTracing(cfg *config.Config, version string, logger *slog.Logger) error {
+func (o *ops) startTracing(cfg *config.Config, version string, logger *slog.Logger, redact func(string) string) error {
 	t := cfg.Server.Tracing
 	var err error
 	o.traces, err = tracing.Setup(tracing.Config{Enabled: t.Enabled, Endpoint: t.Endpoint, Protocol: t.Protocol,
 		ServiceName: t.ServiceName, Sampler: t.Sampler, SamplerArg: t.SamplerArg, QueueSize: t.QueueSize,
-		Timeout: t.Timeout.Duration, Version: version, Logger: logger})
+		Timeout: t.Timeout.Duration, Version: version, Logger: logger, Redact: redact})
 	return err
 }
 

@@ -56,6 +56,7 @@ type reloader struct {
 	onHUP    func()         // run first on SIGHUP (the audit log is reopened), or nil
 	// setPolicy puts a policy set in force (policy.go); nil: none kept.
 	setPolicy func(*policy.Set)
+	lockFile  string // the lock file whose approvals the plugins are served under, or ""
 
 	mu       sync.Mutex // one reload at a time
 	cfg      *config.Config
@@ -107,7 +108,7 @@ func identity(s Spec) string {
 	}
 	sort.Strings(grants)
 	c.Grants = nil
-	fmt.Fprintf(h, "\x00%#v\x00%q\x00%v", c, grants, s.Unprefixed) // fmt prints maps sorted
+	fmt.Fprintf(h, "\x00%#v\x00%q\x00%v\x00%#v", c, grants, s.Unprefixed, s.Trust) // fmt prints maps sorted
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -193,6 +194,7 @@ func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched fu
 		return err
 	}
 	specs, problems := collectWith(r.args, cfg, base, r.noPrefix, r.grants.open, r.fetch)
+	r.c.setSecrets(specs) // the plugins' secrets as read now
 	r.restartNeeded(cfg, specs, problems)
 	want := map[string]bool{}
 	ks := keys(specs)
@@ -225,7 +227,7 @@ func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched fu
 			break
 		}
 		s, id := specs[i], identity(specs[i])
-		if v := r.current[k]; v != nil && v.id == id {
+		if v := r.current[k]; v != nil && v.id == id && !(r.c.pending(v.p) && touched(s.Config.Source)) {
 			delete(r.failed, k) // the file went back to the version that serves
 			continue
 		}
@@ -322,7 +324,7 @@ func (r *reloader) apply(ctx context.Context, v version) {
 	}
 	if err == nil {
 		var refused []registry.Refusal
-		refused, err = r.c.swapIn(curPlugin, e, registry.AddOptions{Unprefixed: s.Unprefixed})
+		refused, err = r.c.swapIn(curPlugin, e, r.c.addOptions(s, curPlugin != nil))
 		r.withdrawn(refused)
 	}
 	if err != nil {

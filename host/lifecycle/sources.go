@@ -45,6 +45,12 @@ type Spec struct {
 	Config plugin.Config
 	// Unprefixed exposes the plugin's names as declared.
 	Unprefixed bool
+	// Trust is the plugin's trust settings, [defaults]' under its own
+	// (config.Trust.Resolve).
+	Trust config.Trust
+	// Secrets are the values of its [plugin.config] keys read from the
+	// environment or a file: never to reach a client, a log or a trace.
+	Secrets []string
 }
 
 // Defaults merges the flags over the config file's [defaults]; flags win. Every
@@ -152,7 +158,7 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 				problems = append(problems, &sourceError{Source: a, Err: err})
 				continue
 			}
-			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix})
+			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix, Trust: c.Defaults.Trust.Resolve(config.Trust{})})
 			continue
 		}
 		files, err := wasmFiles(a)
@@ -168,14 +174,18 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 			}
 			cfg := base
 			cfg.Name, cfg.Source, cfg.Wasm = NameFromFile(f), f, data
-			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix})
+			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix, Trust: c.Defaults.Trust.Resolve(config.Trust{})})
 		}
 	}
 	if len(c.Plugins) == 0 && len(args) == 0 {
 		for _, b := range builtin.Plugins() {
 			cfg := base
 			cfg.Name, cfg.Source, cfg.Wasm = b.Name, "built-in "+b.File, b.Wasm
-			specs = append(specs, Spec{Config: cfg})
+			// The built-in plugins come with the binary, and change with
+			// it: nothing to pin (hidden text is still refused).
+			tr := c.Defaults.Trust.Resolve(config.Trust{})
+			tr.Trust = "off"
+			specs = append(specs, Spec{Config: cfg, Trust: tr})
 		}
 	}
 	return specs, problems
@@ -281,7 +291,13 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 	}
 	cfg.Grants = grants
 	cfg.TaskModes = p.Tasks
-	return Spec{Config: cfg, Unprefixed: p.Prefix != nil && !*p.Prefix}, nil
+	var secret []string
+	for k, v := range p.Config {
+		if v.Secret() {
+			secret = append(secret, guest[k])
+		}
+	}
+	return Spec{Config: cfg, Unprefixed: p.Prefix != nil && !*p.Prefix, Trust: p.Trust.Resolve(c.Defaults.Trust), Secrets: secret}, nil
 }
 
 // errNoWasm is a plugin folder without .wasm files.

@@ -105,6 +105,9 @@ func (r *reloader) interests() interests {
 	if r.cfgPath != "" {
 		in.files[absPath(r.cfgPath)] = true
 	}
+	if r.lockFile != "" {
+		in.files[absPath(r.lockFile)] = true // approvals (mcpwasm trust)
+	}
 	for _, p := range r.cfg.Plugins {
 		if source.IsRemote(p.Path) {
 			continue
@@ -261,6 +264,8 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 		switch {
 		case settled[cfgFile]:
 			r.reloadConfig(ctx, "config file changed") // reads the policies too
+		case r.lockFile != "" && settled[absPath(r.lockFile)]:
+			r.approvals(ctx)
 		default:
 			if policyChanged {
 				r.mu.Lock()

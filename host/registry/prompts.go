@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/hiddentext"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,6 +20,7 @@ type Prompt struct {
 	// Declared is the name the plugin declared.
 	Declared string
 	Plugin   *plugin.Plugin
+	skel     string // the exposed name's TR39 skeleton
 }
 
 func readPrompts(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Prompt, error) {
@@ -46,7 +48,7 @@ func readPrompts(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Pro
 		}
 		seen[declared] = true
 		def.Name = exposed
-		out = append(out, &Prompt{Def: &def, Declared: declared, Plugin: p})
+		out = append(out, &Prompt{Def: &def, Declared: declared, Plugin: p, skel: hiddentext.Skeleton(exposed)})
 	}
 	return out, nil
 }
