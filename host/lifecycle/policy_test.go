@@ -55,8 +55,8 @@ func TestReloadPolicyKeepsSetInForce(t *testing.T) {
 		t.Fatal(in.policy)
 	}
 	cfg := *h.r.cfg
-	cfg.Server.Policy.Files = []string{"p.cedar", "/elsewhere/q.cedar"}
-	cfg.Server.Policy.Schema = "s.cedarschema"
+	cfg.Server.Policy.Files = []string{filepath.Join(dir, "p.cedar"), "/elsewhere/q.cedar"} // as config.Load leaves them
+	cfg.Server.Policy.Schema = filepath.Join(dir, "s.cedarschema")
 	got := policyFiles(&cfg)
 	for _, want := range []string{filepath.Join(dir, "p.cedar"), "/elsewhere/q.cedar", filepath.Join(dir, "s.cedarschema")} {
 		if !got[want] {
