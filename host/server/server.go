@@ -123,7 +123,8 @@ func New(reg *registry.Registry, opts Options) *Server {
 	if opts.Features.Prompts {
 		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
 	}
-	so := &mcp.ServerOptions{Instructions: opts.Instructions, Logger: logger, Capabilities: caps,
+	sdkLogger := slog.New((&undeliveredLog{logger: logger}).handler(logger.Handler())) // undelivered.go
+	so := &mcp.ServerOptions{Instructions: opts.Instructions, Logger: sdkLogger, Capabilities: caps,
 		RootsListChangedHandler: s.rootsChanged, SetCacheable: s.setCacheable, PageSize: max(opts.PageSize, 0)}
 	if opts.Features.Completions {
 		caps.Completions = &mcp.CompletionCapabilities{}
