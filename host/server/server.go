@@ -135,7 +135,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 	}
 	s.setupTasks(caps)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.trimInitialize, s.noteSessions, s.waitReady, s.guestPath, s.taskGate)
+	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.toolExecution, s.trimInitialize, s.noteSessions, s.waitReady, s.guestPath, s.taskGate)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	s.serveTasks()
 	return s
