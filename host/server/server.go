@@ -137,7 +137,8 @@ func New(reg *registry.Registry, opts Options) *Server {
 	if opts.Features.Prompts {
 		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
 	}
-	so := &mcp.ServerOptions{Instructions: opts.Instructions, Logger: logger, Capabilities: caps,
+	sdkLogger := slog.New((&undeliveredLog{logger: logger}).handler(logger.Handler())) // undelivered.go
+	so := &mcp.ServerOptions{Instructions: opts.Instructions, Logger: sdkLogger, Capabilities: caps,
 		RootsListChangedHandler: s.rootsChanged, SetCacheable: s.setCacheable, PageSize: max(opts.PageSize, 0)}
 	if opts.Features.Completions {
 		caps.Completions = &mcp.CompletionCapabilities{}
@@ -148,7 +149,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 	}
 	s.setupTasks(caps)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.trimInitialize, s.noteSessions, s.waitReady, s.enforcePolicy, s.guestPath, s.taskGate)
+	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.toolExecution, s.trimInitialize, s.noteSessions, s.waitReady, s.enforcePolicy, s.guestPath, s.taskGate)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	s.serveTasks()
 	return s
