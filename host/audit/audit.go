@@ -24,6 +24,11 @@ const (
 	// Attrs host, ip, status, bytes) or failed (Outcome the failure);
 	// refused ones are KindDenial with Denial DenyNet.
 	KindNet = "net"
+	// KindTrust is what host/trust and the result scan did to what a
+	// plugin tells the model: Outcome "hold", "approval", "refusal",
+	// "redaction", "block" or "strip"; Tool the declaration (or the tool
+	// whose result was changed), Reason why (never a secret's value).
+	KindTrust = "trust"
 	// KindPolicy is a decision of the Cedar policies ([server.policy]) on a
 	// call, read, get or completion: Decision "allow" or "deny", Policies
 	// the ids of the policies that decided it, Reason a denial's message.
@@ -91,6 +96,16 @@ type Log struct {
 	w         io.Writer // nil: no file, observers only
 	args      bool
 	observers []func(Event)
+	redact    func(string) string
+}
+
+// Redact makes every line written pass through f first (the server's known
+// secrets replaced, host/secrets). Observers get the event as recorded.
+// Call it before the Log is shared.
+func (l *Log) Redact(f func(string) string) {
+	if l != nil {
+		l.redact = f
+	}
 }
 
 // New returns a Log writing to w (nil: write nothing, only notify
@@ -127,6 +142,9 @@ func (l *Log) Record(e Event) {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return
+	}
+	if l.redact != nil {
+		b = []byte(l.redact(string(b)))
 	}
 	b = append(b, '\n')
 	l.mu.Lock()

@@ -1,18 +1,25 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 )
 
 func TestPolicyTable(t *testing.T) {
-	c, err := Parse([]byte("[server.policy]\nfiles = [\"p/a.cedar\", \"/abs/b.cedar\"]\nschema = \"s.cedarschema\"\n"))
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mcpwasm.toml")
+	if err := os.WriteFile(file, []byte("[server.policy]\nfiles = [\"p/a.cedar\", \"/abs/b.cedar\"]\nschema = \"s.cedarschema\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, schema := c.Server.Policy.Paths("/etc/mcpwasm/mcpwasm.toml")
-	if !slices.Equal(files, []string{"/etc/mcpwasm/p/a.cedar", "/abs/b.cedar"}) || schema != "/etc/mcpwasm/s.cedarschema" {
+	files, schema := c.Server.Policy.Files, c.Server.Policy.Schema
+	if !slices.Equal(files, []string{filepath.Join(dir, "p/a.cedar"), "/abs/b.cedar"}) || schema != filepath.Join(dir, "s.cedarschema") {
 		t.Fatalf("%v %q", files, schema)
 	}
 	if !c.Server.Policy.Enabled() {

@@ -103,7 +103,7 @@ func (c *Catalog) loadRanked(ctx context.Context, specs []Spec, deadline time.Du
 			}
 		}
 		if err == nil {
-			if _, err = c.reg.AddRanked(ctx, p, registry.AddOptions{Unprefixed: s.Unprefixed}, rank); err != nil {
+			if _, err = c.reg.AddRanked(ctx, p, c.addOptions(s, false), rank); err != nil {
 				p.Close(context.Background())
 			}
 		}

@@ -15,7 +15,7 @@ func LoadPolicy(cfg *config.Config) (*policy.Set, error) {
 	if cfg == nil || !cfg.Server.Policy.Enabled() {
 		return nil, nil
 	}
-	files, schema := cfg.Server.Policy.Paths(cfg.File)
+	files, schema := cfg.Server.Policy.Files, cfg.Server.Policy.Schema
 	return policy.Load(files, schema)
 }
 
@@ -26,12 +26,11 @@ func policyFiles(cfg *config.Config) map[string]bool {
 	if cfg == nil {
 		return out
 	}
-	files, schema := cfg.Server.Policy.Paths(cfg.File)
-	if schema != "" {
-		files = append(files, schema)
-	}
-	for _, f := range files {
+	for _, f := range cfg.Server.Policy.Files {
 		out[absPath(f)] = true
+	}
+	if s := cfg.Server.Policy.Schema; s != "" {
+		out[absPath(s)] = true
 	}
 	return out
 }
@@ -79,7 +78,7 @@ func checkPolicy(cfg *config.Config, reg *registry.Registry) (n int, against str
 	if err != nil || set == nil {
 		return 0, "", err
 	}
-	if _, schema := cfg.Server.Policy.Paths(cfg.File); schema != "" {
+	if schema := cfg.Server.Policy.Schema; schema != "" {
 		return set.Len(), schema, nil
 	}
 	sc, err := entity.Schema(reg).Schema()

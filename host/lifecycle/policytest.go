@@ -61,7 +61,7 @@ func PolicyTest(o PolicyTestOptions, stdout, stderr io.Writer) int {
 	if cfg == nil {
 		cfg = &config.Config{}
 	}
-	files, schema := cfg.Server.Policy.Paths(cfg.File)
+	files, schema := cfg.Server.Policy.Files, cfg.Server.Policy.Schema
 	files = append(files, o.Files...)
 	if o.Schema != "" {
 		schema = o.Schema

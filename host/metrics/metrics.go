@@ -53,6 +53,7 @@ type Metrics struct {
 	loadFailures *prometheus.CounterVec
 	denials      *prometheus.CounterVec
 	decisions    *prometheus.CounterVec
+	trust        *prometheus.CounterVec
 }
 
 // New creates the metrics and registers them, with the Go runtime's and
@@ -81,6 +82,10 @@ func New(o Options) *Metrics {
 			Namespace: Namespace, Name: "policy_decisions_total",
 			Help: "Decisions of the Cedar policies ([server.policy]) on calls, reads, gets and completions, by decision: allow, deny.",
 		}, []string{"decision"}),
+		trust: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "trust_events_total",
+			Help: "What a plugin tells the model, by event: hold (a changed or new declaration not served), approval (declarations recorded), refusal (hidden text, a confusable name), redaction (secrets replaced in a result), block (a result refused for a credential), strip (hidden characters removed from a result).",
+		}, []string{"event"}),
 	}
 	for _, k := range []string{audit.DenyAuth, audit.DenyRateLimit, audit.DenyFS, audit.DenyNet} {
 		m.denials.WithLabelValues(k) // present at 0 from the start
@@ -88,7 +93,10 @@ func New(o Options) *Metrics {
 	for _, d := range []string{audit.DecisionAllow, audit.DecisionDeny} {
 		m.decisions.WithLabelValues(d)
 	}
-	m.reg.MustRegister(m.calls, m.duration, m.loadFailures, m.denials, m.decisions,
+	for _, k := range []string{"hold", "approval", "refusal", "redaction", "block", "strip"} {
+		m.trust.WithLabelValues(k)
+	}
+	m.reg.MustRegister(m.calls, m.duration, m.loadFailures, m.denials, m.decisions, m.trust,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if o.Sandbox != nil {
 		m.reg.MustRegister(sandboxCollector(o.Sandbox))
@@ -133,6 +141,12 @@ func (m *Metrics) Observe(e audit.Event) {
 		if e.Decision == audit.DecisionAllow || e.Decision == audit.DecisionDeny {
 			m.decisions.WithLabelValues(e.Decision).Inc()
 		}
+	case audit.KindTrust:
+		n := 1
+		if c, ok := e.Attrs["count"].(int); ok && c > 0 {
+			n = c
+		}
+		m.trust.WithLabelValues(e.Outcome).Add(float64(n))
 	}
 }
 

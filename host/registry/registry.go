@@ -1,24 +1,21 @@
-// Package registry holds everything the loaded plugins declare — tools today
-// — under the names clients see, and routes each call to the plugin that
-// owns it.
+// Package registry holds everything the loaded plugins declare — tools,
+// resources and resource templates, prompts, completions — under the names
+// and URIs clients see, and routes each request to the plugin that owns it.
 //
-// A plugin's tool list is read once, when the plugin is added, and cached:
-// a client's tools/list never reaches a guest.
+// A plugin's lists are read once, when the plugin is added (and again when
+// it says they changed), and cached: a client's list request never reaches
+// a guest.
 package registry
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Exposed is the name clients see for a tool or prompt a plugin declares:
@@ -42,22 +39,6 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // ValidName reports whether s is usable as a tool name (and as a prefix).
 func ValidName(s string) bool { return validName.MatchString(s) }
 
-// Tool is one tool as clients see it, bound to the plugin that serves it.
-type Tool struct {
-	// Def is the definition served in tools/list; Def.Name is the exposed name.
-	Def *mcp.Tool
-	// Declared is the name the plugin declared, which the guest receives.
-	Declared string
-	// Plugin serves the tool.
-	Plugin *plugin.Plugin
-	// Task says whether the tool runs as a task (io.modelcontextprotocol/tasks),
-	// from the declaration's "execution" object (ABI.md §2).
-	Task TaskSupport
-
-	schema *jsonschema.Resolved
-	legacy bool
-}
-
 // Registry maps exposed names and URIs to what serves them. It is safe for
 // concurrent use.
 //
@@ -73,7 +54,7 @@ type Tool struct {
 // ranks after every other, so it never takes a name from one that serves;
 // a replacement (Replace) takes its predecessor's rank; a plugin's own
 // refreshed lists (Refresh) never displace another plugin. Which names a
-// plugin still loading could take is MayExpose.
+// plugin still loading could take is Contested (pending.go).
 type Registry struct {
 	mu        sync.RWMutex
 	tools     map[string]*Tool
@@ -82,6 +63,7 @@ type Registry struct {
 	templates map[string]*Template
 	cands     []*candidate // sorted by rank
 	nextRank  int
+	loading   map[int]Pending // plugins still loading, by rank (pending.go)
 }
 
 // candidate is a plugin whose declarations were read, served or not.
@@ -113,6 +95,15 @@ type AddOptions struct {
 	// Unprefixed exposes the plugin's tool names as declared, instead of
 	// "<plugin>_<tool>".
 	Unprefixed bool
+	// AllowConfusable serves a tool or prompt whose exposed name looks
+	// like (has the TR39 skeleton of) another plugin's (hidden_text =
+	// "warn"); otherwise that is a collision.
+	AllowConfusable bool
+	// Vet, if set, is given everything the plugin declares, checked, and
+	// returns the part to serve (host/trust: declarations held or
+	// refused are left out), or an error that fails the read. refresh is
+	// set for a list the plugin refreshed at run time.
+	Vet func(e *Entry, refresh bool) (*Entry, error)
 }
 
 // Changes says how one AddRanked or Remove changed the served surface.
@@ -184,7 +175,7 @@ func (r *Registry) recompute() *Changes {
 	ch := &Changes{}
 	for _, c := range r.cands {
 		was := c.served
-		c.err = r.collisions(c.e)
+		c.err = r.collisions(c.e, c.opts)
 		c.served = c.err == nil
 		if c.served {
 			r.insert(c.e)
@@ -274,7 +265,7 @@ func (r *Registry) Refresh(ctx context.Context, p *plugin.Plugin) (old, cur *Ent
 		return nil, nil, fmt.Errorf("plugin %q is not served", p.Name())
 	}
 	old = r.remove(p)
-	if err := r.collisions(e); err != nil {
+	if err := r.collisions(e, opts); err != nil {
 		r.insert(old)
 		return nil, nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
 	}
@@ -297,7 +288,7 @@ func (r *Registry) Restore(p *plugin.Plugin, old *Entry) {
 	c.e = old
 }
 
-func (r *Registry) collisions(e *Entry) error {
+func (r *Registry) collisions(e *Entry, opts AddOptions) error {
 	for _, t := range e.Tools {
 		if prev, ok := r.tools[t.Def.Name]; ok {
 			return fmt.Errorf("tool %q collides with the tool of the same name from plugin %q; set prefix = true on one of them, or rename it",
@@ -307,6 +298,11 @@ func (r *Registry) collisions(e *Entry) error {
 	for _, pr := range e.Prompts {
 		if prev, ok := r.prompts[pr.Def.Name]; ok {
 			return fmt.Errorf("prompt %q collides with the prompt of the same name from plugin %q", pr.Def.Name, prev.Plugin.Name())
+		}
+	}
+	if !opts.AllowConfusable {
+		if err := r.confusable(e); err != nil {
+			return err
 		}
 	}
 	for _, res := range e.Resources {
@@ -370,26 +366,6 @@ func take[V any](m map[string]V, p *plugin.Plugin, owner func(V) *plugin.Plugin)
 	return out
 }
 
-// Lookup returns the tool exposed under name.
-func (r *Registry) Lookup(name string) (*Tool, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	t, ok := r.tools[name]
-	return t, ok
-}
-
-// Tools returns every tool, sorted by exposed name.
-func (r *Registry) Tools() []*Tool {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := make([]*Tool, 0, len(r.tools))
-	for _, t := range r.tools {
-		out = append(out, t)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Def.Name < out[j].Def.Name })
-	return out
-}
-
 // Plugins returns the plugins added so far, in rank order (served or not).
 func (r *Registry) Plugins() []*plugin.Plugin {
 	r.mu.RLock()
@@ -406,81 +382,4 @@ func (r *Registry) Close(ctx context.Context) {
 	for _, p := range r.Plugins() {
 		p.Close(ctx)
 	}
-}
-
-// readTools calls the plugin's tool-list export and checks each tool.
-func readTools(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Tool, error) {
-	export, legacy := abi.ExportListTools, false
-	if !p.Exports(abi.ExportListTools) || !p.Exports(abi.ExportCallTool) {
-		if !p.Exports(abi.ExportDescribe) || !p.Exports(abi.ExportCall) {
-			return nil, nil // a plugin without tools (resources or prompts only)
-		}
-		export, legacy = abi.ExportDescribe, true
-	}
-	raws, err := readList(ctx, p, export, "tools", !legacy)
-	if err != nil {
-		return nil, err
-	}
-	seen := map[string]bool{}
-	var tools []*Tool
-	for i, raw := range raws {
-		t, err := checkTool(p, raw, opts)
-		if err != nil {
-			return nil, fmt.Errorf("%s: tool #%d: %w", export, i, err)
-		}
-		if seen[t.Declared] {
-			return nil, fmt.Errorf("%s: tool %q is declared twice", export, t.Declared)
-		}
-		seen[t.Declared] = true
-		t.legacy = legacy
-		tools = append(tools, t)
-	}
-	return tools, nil
-}
-
-func checkTool(p *plugin.Plugin, raw json.RawMessage, opts AddOptions) (*Tool, error) {
-	var def mcp.Tool
-	if err := json.Unmarshal(raw, &def); err != nil {
-		return nil, fmt.Errorf("not a valid Tool: %v", err)
-	}
-	declared := def.Name
-	if declared == "" {
-		return nil, fmt.Errorf("has no name")
-	}
-	exposed := Exposed(p.Name(), declared, opts)
-	if !ValidName(exposed) {
-		return nil, fmt.Errorf("tool %q: exposed name %q must be 1-64 characters of A-Z a-z 0-9 _ -", declared, exposed)
-	}
-	def.Name = exposed
-	schemaJSON, err := json.Marshal(def.InputSchema)
-	if err != nil || def.InputSchema == nil {
-		return nil, fmt.Errorf("tool %q: missing inputSchema", declared)
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(schemaJSON, &s); err != nil {
-		return nil, fmt.Errorf("tool %q: inputSchema is not a JSON Schema: %v", declared, err)
-	}
-	if s.Type != "object" {
-		return nil, fmt.Errorf(`tool %q: inputSchema must have "type": "object"`, declared)
-	}
-	resolved, err := s.Resolve(nil)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: inputSchema does not resolve: %v", declared, err)
-	}
-	def.InputSchema = json.RawMessage(schemaJSON)
-	if def.OutputSchema != nil {
-		b, err := json.Marshal(def.OutputSchema)
-		if err != nil {
-			return nil, fmt.Errorf("tool %q: bad outputSchema: %v", declared, err)
-		}
-		def.OutputSchema = json.RawMessage(b)
-	}
-	task, err := taskSupport(raw)
-	if err != nil {
-		return nil, fmt.Errorf("tool %q: %v", declared, err)
-	}
-	if m, ok := p.Config().TaskModes[declared]; ok && ValidMode(m) {
-		task.Mode = m // the operator's setting
-	}
-	return &Tool{Def: &def, Declared: declared, Plugin: p, schema: resolved, Task: task}, nil
 }

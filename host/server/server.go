@@ -69,6 +69,13 @@ type Options struct {
 	// the server calls it outside the guest call, coalesced, and keeps
 	// the plugin open meanwhile. Package lifecycle's catalog sets it.
 	ListsChanged func(p *plugin.Plugin)
+	// Results, if set, is the policy for the answers of the plugin named
+	// (scrub.go): known secrets, credentials, hidden characters.
+	Results func(plugin string) ResultPolicy
+	// Held, if set, says why a declaration clients cannot see is held
+	// (host/trust): kind is "tool", "prompt", "resource" or "template".
+	// A request naming it gets that message.
+	Held func(kind, name string) (string, bool)
 }
 
 // Features says which MCP features the server advertises.
