@@ -153,8 +153,8 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	op.audit.Redact(func(s string) string { s, _ = known.Redact(s); return s })
 	cat := NewCatalog(rt, CatalogOptions{LoadTimeout: o.LoadTimeout, Lost: op.lost, Trust: vet,
 		Known: known, ServerSecrets: serverSecrets(cfg, key, taskStoreAddr(cfg, o.TaskStore)), Server: server.Options{
-		Name: cfg.Server.Name, Version: o.Version, Logger: logger, StateKey: key, Features: features,
-		Audit: op.audit, ListTTL: o.ListTTL, Tasks: taskOpts}})
+			Name: cfg.Server.Name, Version: o.Version, Logger: logger, StateKey: key, Features: features,
+			Audit: op.audit, ListTTL: o.ListTTL, Tasks: taskOpts}})
 	srv := cat.Server()
 	cat.setSecrets(specs)
 	op.start(srv, rt)

@@ -31,7 +31,9 @@ type redactedSpan struct {
 
 func (s redactedSpan) Name() string { return s.redact(s.ReadOnlySpan.Name()) }
 
-func (s redactedSpan) Attributes() []attribute.KeyValue { return redactAttrs(s.ReadOnlySpan.Attributes(), s.redact) }
+func (s redactedSpan) Attributes() []attribute.KeyValue {
+	return redactAttrs(s.ReadOnlySpan.Attributes(), s.redact)
+}
 
 func (s redactedSpan) Status() sdktrace.Status {
 	st := s.ReadOnlySpan.Status()
