@@ -44,14 +44,18 @@ const (
 
 // Request is the input envelope of every v1 export except the list exports'
 // legacy form: the MCP request params verbatim plus the host's context.
+// The host encodes every export's input with it (package registry).
 type Request struct {
-	Request json.RawMessage `json:"request"`
-	Context Context         `json:"context"`
+	// Request is the MCP request's params (any value that encodes to
+	// them: the host passes its own params structs).
+	Request any     `json:"request"`
+	Context Context `json:"context"`
 }
 
-// LegacyCallInput is the input of the legacy `call` export.
+// LegacyCallInput is the input of the legacy `call` export: the
+// tools/call params, and no context.
 type LegacyCallInput struct {
-	Params json.RawMessage `json:"params"`
+	Params any `json:"params"`
 }
 
 // Context is what the host tells a guest about the call it is serving.

@@ -6,15 +6,18 @@
 //
 // The Rust and AssemblyScript SDKs are embedded from their own folders. The
 // Go SDK is a module of its own, which go:embed cannot read, so the binary
-// embeds _go, a copy generated from sdk-guest/go: go generate ./sdk-guest
-// rewrites it (TestGoCopyMatches -update holds the one rule for what is
-// copied), and TestGoCopyMatches fails when it is not current. Edit
-// sdk-guest/go, never _go.
+// embeds go.zip, an archive built from sdk-guest/go: go generate ./sdk-guest
+// rebuilds it (TestGoArchiveMatches -update holds the one rule for what goes
+// in), and TestGoArchiveMatches fails when it is not current. The archive is
+// a build product, not a second copy of the sources to read or edit: edit
+// sdk-guest/go.
 package sdkguest
 
-//go:generate go test -run ^TestGoCopyMatches$ -update .
+//go:generate go test -run ^TestGoArchiveMatches$ -update .
 
 import (
+	"archive/zip"
+	"bytes"
 	"embed"
 	"io/fs"
 )
@@ -26,8 +29,8 @@ var rust embed.FS
 //go:embed assemblyscript/plugin.asconfig.json assemblyscript/assembly assemblyscript/testing
 var assemblyScript embed.FS
 
-//go:embed _go
-var goSDK embed.FS
+//go:embed go.zip
+var goSDK []byte
 
 // Rust returns the Rust SDK crate (Cargo.toml at the root).
 func Rust() fs.FS { return sub(rust, "rust") }
@@ -38,7 +41,13 @@ func AssemblyScript() fs.FS { return sub(assemblyScript, "assemblyscript") }
 
 // Go returns the Go SDK module. Its go.mod is stored as go.mod.txt; the
 // copier renames it.
-func Go() fs.FS { return sub(goSDK, "_go") }
+func Go() fs.FS {
+	z, err := zip.NewReader(bytes.NewReader(goSDK), int64(len(goSDK)))
+	if err != nil { // only for a corrupt archive, which TestGoArchiveMatches rules out
+		panic(err)
+	}
+	return z
+}
 
 func sub(f fs.FS, dir string) fs.FS {
 	s, err := fs.Sub(f, dir)

@@ -1,25 +1,29 @@
 package sdkguest
 
 import (
+	"archive/zip"
 	"bytes"
 	"flag"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite sdk-guest/_go from sdk-guest/go (go generate does)")
+var update = flag.Bool("update", false, "rebuild sdk-guest/go.zip from sdk-guest/go (go generate does)")
 
-// TestGoCopyMatches fails when sdk-guest/_go, the embedded copy of the Go
-// SDK, differs from sdk-guest/go: run go generate ./sdk-guest. With
-// -update (what go generate runs) it first rewrites _go from sdk-guest/go,
-// so the rule below is the one definition of the copy: the module's Go
-// sources without tests and examples, its README, and go.mod stored as
-// go.mod.txt (a go.mod would make the copy a module of its own).
-func TestGoCopyMatches(t *testing.T) {
+// TestGoArchiveMatches fails when sdk-guest/go.zip, the embedded archive of
+// the Go SDK, differs from sdk-guest/go: run go generate ./sdk-guest. With
+// -update (what go generate runs) it first rebuilds the archive from
+// sdk-guest/go, so the rule below is the one definition of what goes in:
+// the module's Go sources without tests and examples, its README, and
+// go.mod stored as go.mod.txt (the name the copier renames). The archive is
+// the same bytes for the same sources (sorted, no times), so rebuilding it
+// changes nothing in git unless the SDK changed.
+func TestGoArchiveMatches(t *testing.T) {
 	want := map[string][]byte{}
 	err := fs.WalkDir(os.DirFS("go"), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -45,24 +49,21 @@ func TestGoCopyMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.RemoveAll("_go"); err != nil {
+	var copied fs.FS
+	if !*update {
+		copied = Go() // what the binary embeds
+	} else {
+		b, err := archive(want)
+		if err != nil {
 			t.Fatal(err)
 		}
-		for p, b := range want {
-			dst := filepath.Join("_go", filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(dst, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
+		if err := os.WriteFile("go.zip", b, 0o644); err != nil {
+			t.Fatal(err)
 		}
-		t.Logf("rewrote sdk-guest/_go: %d files", len(want))
-	}
-	copied := Go() // what the binary embeds
-	if *update {
-		copied = os.DirFS("_go") // embedded before the rewrite
+		t.Logf("rebuilt sdk-guest/go.zip: %d files, %d bytes", len(want), len(b))
+		if copied, err = zip.NewReader(bytes.NewReader(b), int64(len(b))); err != nil {
+			t.Fatal(err)
+		}
 	}
 	got := map[string][]byte{}
 	err = fs.WalkDir(copied, ".", func(p string, d fs.DirEntry, err error) error {
@@ -76,19 +77,37 @@ func TestGoCopyMatches(t *testing.T) {
 	}
 	for p, b := range want {
 		if g, ok := got[p]; !ok {
-			t.Errorf("sdk-guest/_go lacks %s: run go generate ./sdk-guest", p)
+			t.Errorf("sdk-guest/go.zip lacks %s: run go generate ./sdk-guest", p)
 		} else if !bytes.Equal(g, b) {
-			t.Errorf("sdk-guest/_go/%s differs from sdk-guest/go: run go generate ./sdk-guest", p)
+			t.Errorf("%s in sdk-guest/go.zip differs from sdk-guest/go: run go generate ./sdk-guest", p)
 		}
 	}
 	for p := range got {
 		if _, ok := want[p]; !ok {
-			t.Errorf("sdk-guest/_go/%s is not in sdk-guest/go any more: run go generate ./sdk-guest", p)
+			t.Errorf("%s in sdk-guest/go.zip is not in sdk-guest/go any more: run go generate ./sdk-guest", p)
 		}
 	}
 	if len(want) < 3 {
 		t.Fatalf("found only %d files in sdk-guest/go", len(want))
 	}
+}
+
+// archive zips files (by slash path) in name order, with no times, so the
+// same files give the same bytes.
+func archive(files map[string][]byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		f, err := w.CreateHeader(&zip.FileHeader{Name: p, Method: zip.Deflate})
+		if err != nil {
+			return nil, err
+		}
+		if _, err := f.Write(files[p]); err != nil {
+			return nil, err
+		}
+	}
+	err := w.Close()
+	return buf.Bytes(), err
 }
 
 // TestEmbeddedSDKs checks each SDK has its manifest at the root, the file a

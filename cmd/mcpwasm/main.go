@@ -35,6 +35,10 @@ Usage:
                                                    check a config and load its plugins without serving; exit 1 on a problem
   mcpwasm pull    [--config FILE] [--update] [oci://… | https://…]...
                                                    fetch registry and https plugins into the store, pin tags in mcpwasm.lock
+  mcpwasm policy test [--config FILE] --principal NAME --tool T [--args JSON]
+                                                   decide one request by the policies, without a server; exit 1 when denied
+  mcpwasm policy schema [--config FILE] [PLUGIN.wasm | DIR]...
+                                                   print the Cedar schema generated for the plugins
   mcpwasm trust   [--diff] [--config FILE] [PLUGIN.wasm | DIR]...
                                                    approve the declarations serve holds (changed or new since
                                                    approved), recorded in mcpwasm.lock; --diff shows them
@@ -68,6 +72,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdValidate(args[1:], stdout, stderr)
 	case "new":
 		return cmdNew(args[1:], stdout, stderr)
+	case "policy":
+		return cmdPolicy(args[1:], stdout, stderr)
 	case "pull":
 		return cmdPull(args[1:], stderr)
 	case "trust":

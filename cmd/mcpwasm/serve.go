@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -59,6 +60,19 @@ func cmdServe(args []string, stderr io.Writer) int {
 		return 2
 	}
 	fail := func(code int, err error) int { fmt.Fprintln(stderr, "mcpwasm:", err); return code }
+	// The same checks as their config keys (host/config).
+	var flagErr error
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "max-sessions":
+			flagErr = errors.Join(flagErr, prefixErr("--max-sessions", config.CheckMaxSessions(o.MaxSessions)))
+		case "session-timeout":
+			flagErr = errors.Join(flagErr, prefixErr("--session-timeout", config.CheckSessionTimeout(o.SessionTimeout)))
+		}
+	})
+	if flagErr != nil {
+		return fail(2, flagErr)
+	}
 	if o.Confine, err = confine.ParseMode(*confineMode); err != nil {
 		return fail(2, err)
 	}
@@ -97,4 +111,12 @@ func cmdServe(args []string, stderr io.Writer) int {
 		return fail(1, err)
 	}
 	return 0
+}
+
+// prefixErr is err with the flag it is about in front, or nil.
+func prefixErr(flag string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", flag, err)
 }

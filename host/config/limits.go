@@ -1,10 +1,13 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/internal/bytesize"
 )
 
 // The valid ranges of the limits, the same for flags and the config file.
@@ -41,7 +44,7 @@ func CheckTimeout(d time.Duration) error {
 // limit that is not a whole number of 64 KiB pages is rounded down later.
 func CheckMemory(n uint64) error {
 	if n < MinMemory || n > MaxMemory {
-		return fmt.Errorf("%s is out of range: a memory limit must be between 2MiB (the Extism kernel keeps 1MiB) and 4GiB (65536 pages, all a 32-bit wasm memory can have)", sizeString(n))
+		return fmt.Errorf("%s is out of range: a memory limit must be between 2MiB (the Extism kernel keeps 1MiB) and 4GiB (65536 pages, all a 32-bit wasm memory can have)", bytesize.Format(n))
 	}
 	return nil
 }
@@ -49,7 +52,7 @@ func CheckMemory(n uint64) error {
 // CheckMaxOutput refuses an output limit outside [1, MaxOutputLimit].
 func CheckMaxOutput(n uint64) error {
 	if n == 0 || n > MaxOutputLimit {
-		return fmt.Errorf("%s is out of range: an output limit must be at least 1 byte and at most 4GiB", sizeString(n))
+		return fmt.Errorf("%s is out of range: an output limit must be at least 1 byte and at most 4GiB", bytesize.Format(n))
 	}
 	return nil
 }
@@ -66,40 +69,49 @@ func CheckConcurrency(n int) error {
 // CheckBudget refuses a memory budget below MinBudget; 0 means unbounded.
 func CheckBudget(n uint64) error {
 	if n != 0 && n < MinBudget {
-		return fmt.Errorf("%s is too small: a memory budget must be 0 (unbounded) or at least 8MiB (one instance is charged the Extism kernel's 1MiB, a 4MiB stack bound and its initial memory)", sizeString(n))
+		return fmt.Errorf("%s is too small: a memory budget must be 0 (unbounded) or at least 8MiB (one instance is charged the Extism kernel's 1MiB, a 4MiB stack bound and its initial memory)", bytesize.Format(n))
 	}
 	return nil
 }
 
-// sizeString writes n bytes in the largest unit that divides it.
-func sizeString(n uint64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%dGiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%dMiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%dKiB", n>>10)
+// CheckMaxSessions refuses a session cap below 1 (--max-sessions and
+// [server] max_sessions alike; not given, the server's default applies).
+func CheckMaxSessions(n int) error {
+	if n < 1 {
+		return fmt.Errorf("%d is out of range: the most live sessions must be at least 1", n)
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return nil
+}
+
+// CheckSessionTimeout refuses an idle-session expiry that is not positive
+// (--session-timeout and [server] session_timeout alike).
+func CheckSessionTimeout(d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%v is out of range: a session timeout must be more than 0", d)
+	}
+	return nil
 }
 
 // checkLimits checks the limits of one table ([defaults] or a [[plugin]]):
-// every value given must parse and be in range. where names the table for
-// messages; table and index locate it in data, for the line number.
-func checkLimits(data []byte, where, table string, index int, timeout Duration, memory, maxOutput Size, concurrency int) error {
-	fail := func(key string, err error) error {
+// every value given must parse and be in range, with the same checks as
+// the flags (concurrency = 0 is refused as --concurrency 0 is: concSet says
+// the key was written). where names the table for messages; table and
+// index locate it in data, for the line number. Every problem is returned,
+// joined.
+func checkLimits(data []byte, where, table string, index int, timeout Duration, memory, maxOutput Size, concurrency int, concSet bool) error {
+	var errs []error
+	fail := func(key string, err error) {
 		if line := valueLine(data, table, index, key); line > 0 {
-			return fmt.Errorf("line %d: %s: %s: %v", line, where, key, err)
+			errs = append(errs, fmt.Errorf("line %d: %s: %s: %v", line, where, key, err))
+			return
 		}
-		return fmt.Errorf("%s: %s: %v", where, key, err)
+		errs = append(errs, fmt.Errorf("%s: %s: %v", where, key, err))
 	}
 	if timeout.set {
 		if timeout.err != nil {
-			return fail("timeout", timeout.err)
-		}
-		if err := CheckTimeout(timeout.Duration); err != nil {
-			return fail("timeout", err)
+			fail("timeout", timeout.err)
+		} else if err := CheckTimeout(timeout.Duration); err != nil {
+			fail("timeout", err)
 		}
 	}
 	for _, s := range []struct {
@@ -111,18 +123,17 @@ func checkLimits(data []byte, where, table string, index int, timeout Duration, 
 			continue
 		}
 		if s.v.err != nil {
-			return fail(s.key, s.v.err)
-		}
-		if err := s.check(s.v.Bytes); err != nil {
-			return fail(s.key, err)
+			fail(s.key, s.v.err)
+		} else if err := s.check(s.v.Bytes); err != nil {
+			fail(s.key, err)
 		}
 	}
-	if concurrency != 0 { // 0: not set
+	if concurrency != 0 || concSet {
 		if err := CheckConcurrency(concurrency); err != nil {
-			return fail("concurrency", err)
+			fail("concurrency", err)
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 var (

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -61,9 +60,10 @@ func (v *Value) UnmarshalTOML(data any) error {
 }
 
 // Resolve returns the plugin's guest config with every secret read: from
-// the environment or from files relative to configFile's folder. An error
-// names the key and where the secret should have been, never its value.
-func (p Plugin) Resolve(configFile string) (map[string]string, error) {
+// the environment or from files (relative to the config file's folder:
+// Load resolved them). An error names the key and where the secret should
+// have been, never its value.
+func (p Plugin) Resolve() (map[string]string, error) {
 	if len(p.Config) == 0 {
 		return nil, nil
 	}
@@ -80,11 +80,7 @@ func (p Plugin) Resolve(configFile string) (map[string]string, error) {
 			}
 			out[k] = s
 		case v.File != "":
-			path := v.File
-			if !filepath.IsAbs(path) && configFile != "" {
-				path = filepath.Join(filepath.Dir(configFile), path)
-			}
-			b, err := os.ReadFile(path)
+			b, err := os.ReadFile(v.File) // Load made it relative to the config's folder
 			if err != nil {
 				return nil, fmt.Errorf("[plugin.config] %s: reading the secret file: %v", k, err)
 			}

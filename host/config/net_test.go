@@ -13,7 +13,8 @@ func TestPluginSecretsAndNet(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "key.txt"), []byte("from-file\n"), 0o600)
 	t.Setenv("MCPWASM_TEST_SECRET", "from-env")
-	c, err := Parse([]byte(`[[plugin]]
+	cfgPath := filepath.Join(dir, "mcpwasm.toml")
+	os.WriteFile(cfgPath, []byte(`[[plugin]]
 path = "p.wasm"
 net_max_requests = 3
 net_max_response = "1MiB"
@@ -24,7 +25,8 @@ file = { file = "key.txt" }
 [[plugin.net]]
 hosts = ["api.example.com"]
 ports = [8443]
-`))
+`), 0o600)
+	c, err := Load(cfgPath) // the secret file is relative to the config's folder
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ ports = [8443]
 	if len(p.Net) != 1 || p.Net[0].Hosts[0] != "api.example.com" || p.Net[0].Ports[0] != 8443 || p.NetMaxRequests != 3 || p.NetMaxResponse.Bytes != 1<<20 {
 		t.Fatalf("net: %+v", p)
 	}
-	got, err := p.Resolve(filepath.Join(dir, "mcpwasm.toml"))
+	got, err := p.Resolve()
 	if err != nil || got["plain"] != "v" || got["env"] != "from-env" || got["file"] != "from-file" {
 		t.Fatalf("resolved %v %v", got, err)
 	}
@@ -40,7 +42,7 @@ ports = [8443]
 		t.Fatalf("String shows a secret: %s", s)
 	}
 	os.Unsetenv("MCPWASM_TEST_SECRET")
-	if _, err := p.Resolve(filepath.Join(dir, "mcpwasm.toml")); err == nil || !strings.Contains(err.Error(), "MCPWASM_TEST_SECRET is not set") {
+	if _, err := p.Resolve(); err == nil || !strings.Contains(err.Error(), "MCPWASM_TEST_SECRET is not set") {
 		t.Fatalf("a missing variable: %v", err)
 	}
 	for text, want := range map[string]string{

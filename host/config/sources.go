@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strings"
 )
@@ -109,13 +108,4 @@ func (s Sources) check() error {
 		return fmt.Errorf("[sources] timeout: must be positive")
 	}
 	return nil
-}
-
-// Join makes a path written in the config relative to the config file's
-// folder.
-func (c *Config) Join(path string) string {
-	if path == "" || filepath.IsAbs(path) || c.File == "" {
-		return path
-	}
-	return filepath.Join(filepath.Dir(c.File), path)
 }

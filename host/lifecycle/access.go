@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"path/filepath"
 
 	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/config"
@@ -25,18 +24,14 @@ func accessOptions(ctx context.Context, addr string, cfg *config.Config, insecur
 	o.TrustedProxies, _ = l.Proxies() // checked by config.Parse
 	var verifiers []auth.TokenVerifier
 	if a.TokensFile != "" {
-		path := a.TokensFile
-		if !filepath.IsAbs(path) && cfg.File != "" {
-			path = filepath.Join(filepath.Dir(cfg.File), path)
-		}
-		toks, warning, err := bearer.LoadTokens(path)
+		toks, warning, err := bearer.LoadTokens(a.TokensFile)
 		if err != nil {
 			return o, policy, err
 		}
 		if warning != "" {
 			logger.Warn(warning)
 		}
-		logger.Info("static bearer tokens loaded", "file", path, "tokens", toks.Len())
+		logger.Info("static bearer tokens loaded", "file", a.TokensFile, "tokens", toks.Len())
 		verifiers = append(verifiers, toks.Verify)
 	}
 	var issuer string

@@ -120,6 +120,15 @@ func (c *Catalog) wait(d time.Duration) bool {
 // the refused plugins are retired. It returns the other plugins refused,
 // for the caller to report, and why fresh was refused (nil if it was
 // published).
+//
+// go-sdk v1.8.0 refuses a declaration only for what the declaration itself
+// says (its Add* panics read nothing of the server's state), and
+// registry.Read tries every declaration on a scratch go-sdk server first
+// (sdkcheck.go), so no entry the registry read is refused here. The undo is
+// kept as the backstop for a go-sdk whose rules come to depend on the
+// server: a refused new version then leaves the previous one serving
+// rather than nothing. TestSwapInUndoesRefusal drives it with an entry that
+// bypasses the registry's check.
 func (c *Catalog) publish(ch *registry.Changes, fresh *plugin.Plugin, undo func() *registry.Changes) (others []registry.Refusal, refused error) {
 	if c.srv == nil {
 		return nil, nil // nothing served (validate, call, inspect)

@@ -57,12 +57,6 @@ func confinePolicy(in confineInputs) confine.Policy {
 			}
 		}
 	}
-	rel := func(path string) string {
-		if path == "" || filepath.IsAbs(path) || in.cfg.File == "" {
-			return path
-		}
-		return filepath.Join(filepath.Dir(in.cfg.File), path)
-	}
 	ports := map[uint16]bool{}
 	connect := func(port int) { ports[uint16(port)] = true }
 	// The config's folder, not the file: editors and Kubernetes ConfigMaps
@@ -71,20 +65,26 @@ func confinePolicy(in confineInputs) confine.Policy {
 	if in.cfg.File != "" {
 		ro(filepath.Dir(in.cfg.File))
 	}
+	// A plugin file's folder, not the file, for the same reason: a deploy
+	// renames a new file over the old one (fileFolders).
 	for _, a := range in.args {
 		if !source.IsRemote(a) {
-			ro(a)
+			ro(fileFolders(a)...)
 		}
 	}
 	ro(in.roots...)
 	ro(in.cfg.Server.Roots...)
-	ro(rel(in.cfg.Server.StateKeyFile), rel(in.cfg.Server.Auth.TokensFile), rel(in.cfg.Sources.TrustedRoot))
+	// The policy files' folders, read again at each reload (policy.go).
+	for f := range policyFiles(in.cfg) {
+		ro(filepath.Dir(f))
+	}
+	ro(in.cfg.Server.StateKeyFile, in.cfg.Server.Auth.TokensFile, in.cfg.Sources.TrustedRoot)
 	for _, k := range in.cfg.Sources.Keys {
-		ro(rel(k))
+		ro(k)
 	}
 	for _, s := range in.specs {
 		if s.Config.Source != "" && !source.IsRemote(s.Config.Source) && !isBuiltin(s.Config.Source) {
-			ro(s.Config.Source)
+			ro(fileFolders(s.Config.Source)...)
 		}
 		for _, g := range s.Config.Grants {
 			if g.ReadOnly {
@@ -99,10 +99,10 @@ func confinePolicy(in confineInputs) confine.Policy {
 	}
 	for _, pl := range in.cfg.Plugins {
 		for _, k := range pl.Keys {
-			ro(rel(k))
+			ro(k)
 		}
 		for _, v := range pl.Config {
-			ro(rel(v.File))
+			ro(v.File)
 		}
 		if source.IsRemote(pl.Path) {
 			connectURL(pl.Path, connect)
@@ -136,7 +136,7 @@ func confinePolicy(in confineInputs) confine.Policy {
 	if remote {
 		dir := in.storeDir
 		if dir == "" {
-			dir = rel(in.cfg.Sources.Store)
+			dir = in.cfg.Sources.Store
 		}
 		if dir == "" {
 			dir = store.DefaultDir()
@@ -156,6 +156,9 @@ func confinePolicy(in confineInputs) confine.Policy {
 	}
 	if in.audit != "" && in.audit != "-" {
 		rw(in.audit)
+		if dir, shared := auditFolder(in.audit, p.ReadOnly); shared == "" {
+			p.CreateFiles = append(p.CreateFiles, dir) // reopened after rotation (ops.reopen)
+		}
 	}
 	if o := in.cfg.Server.Auth.OAuth; o != nil {
 		connectURL(o.JWKSURL, connect)
@@ -192,6 +195,23 @@ func confinePolicy(in confineInputs) confine.Policy {
 		p.ConnectTCP = append(p.ConnectTCP, port)
 	}
 	return p
+}
+
+// auditFolder is the audit log's folder, where the file is created again
+// after rotation: under confinement that needs the right to create and
+// write files there, which covers every file in the folder. It is not
+// given when the folder holds a path the server reads (readOnly, the
+// runtime's files: the config, a plugin, a secret, /etc): shared names the
+// first such path, and the audit log then cannot be reopened after
+// rotation (the server keeps writing to the file it has open).
+func auditFolder(audit string, readOnly []string) (dir, shared string) {
+	dir = filepath.Dir(absPath(audit))
+	for _, ro := range append(append([]string(nil), readOnly...), confine.RuntimePaths()...) {
+		if ro == dir || strings.HasPrefix(ro, strings.TrimSuffix(dir, "/")+"/") {
+			return dir, ro
+		}
+	}
+	return dir, ""
 }
 
 // addGrantPorts adds the ports a [[plugin.net]] grant may reach: its
@@ -235,6 +255,23 @@ func connectURL(raw string, connect func(int)) {
 		return
 	}
 	connect(443)
+}
+
+// fileFolders is what a read-only rule for path covers so that path stays
+// readable after it is replaced by rename: a folder is itself; a file is
+// its folder and, when path is a link, the folder of its target too (a
+// Landlock rule is on an inode: a rule on the file would follow the old
+// one). A ConfigMap's NAME -> ..data/NAME link resolves below the same
+// folder, so a swap of ..data stays inside the rule.
+func fileFolders(path string) []string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return []string{path}
+	}
+	out := []string{filepath.Dir(absPath(path))}
+	if target, err := filepath.EvalSymlinks(path); err == nil && filepath.Dir(target) != out[0] {
+		out = append(out, filepath.Dir(target))
+	}
+	return out
 }
 
 func isBuiltin(src string) bool { return len(src) > 9 && src[:9] == "built-in " }
@@ -309,9 +346,6 @@ func confineForCheck(args []string, cfg *config.Config, specs []Spec, roots []st
 	audit, flagged := of.AuditLog, of.AuditLog != ""
 	if !flagged {
 		audit = cfg.Server.Audit.File
-		if audit != "" && audit != "-" && !filepath.IsAbs(audit) && cfg.File != "" {
-			audit = filepath.Join(filepath.Dir(cfg.File), audit)
-		}
 	}
 	if httpAddr == "" {
 		httpAddr = cfg.Server.HTTP

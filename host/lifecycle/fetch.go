@@ -66,7 +66,7 @@ func (f *Fetcher) resolver() (*source.Resolver, error) {
 	f.once.Do(func() {
 		dir := f.rf.StoreDir
 		if dir == "" {
-			dir = f.join(f.sources.Store)
+			dir = f.sources.Store
 		}
 		if dir == "" {
 			dir = store.DefaultDir()
@@ -97,7 +97,7 @@ func (f *Fetcher) Lock() (*source.Lock, error) {
 	}
 	dir := f.rf.StoreDir
 	if dir == "" {
-		dir = f.join(f.sources.Store)
+		dir = f.sources.Store
 	}
 	if dir == "" {
 		dir = store.DefaultDir()
@@ -131,22 +131,11 @@ func (f *Fetcher) openLock(storeDir string) (*source.Lock, error) {
 	return lock, nil
 }
 
-// join makes a path from [sources] relative to the config's folder.
-func (f *Fetcher) join(path string) string {
-	if path == "" || filepath.IsAbs(path) || f.cfgFile == "" {
-		return path
-	}
-	return filepath.Join(filepath.Dir(f.cfgFile), path)
-}
-
 // policy is the signature policy for a plugin: its own verify and keys,
 // else the flags, else [sources].
 func (f *Fetcher) policy(p *config.Plugin) (source.Policy, error) {
 	mode := f.sources.Verify
-	var keys []string
-	for _, k := range f.sources.Keys {
-		keys = append(keys, f.join(k))
-	}
+	keys := f.sources.Keys
 	if f.rf.Verify != "" {
 		mode = f.rf.Verify
 	}
@@ -162,10 +151,7 @@ func (f *Fetcher) policy(p *config.Plugin) (source.Policy, error) {
 		mode = p.Verify
 	}
 	if p != nil && len(p.Keys) > 0 {
-		keys = nil
-		for _, k := range p.Keys {
-			keys = append(keys, f.join(k))
-		}
+		keys = p.Keys
 	}
 	signer := f.sources.Signer
 	if p != nil && p.Signer.IsSet() {
@@ -173,7 +159,7 @@ func (f *Fetcher) policy(p *config.Plugin) (source.Policy, error) {
 	}
 	var keyless *source.Keyless
 	if signer.IsSet() {
-		keyless = &source.Keyless{TrustedRoot: f.join(signer.TrustedRoot), Identity: signer.Identity,
+		keyless = &source.Keyless{TrustedRoot: signer.TrustedRoot, Identity: signer.Identity,
 			IdentityRegexp: signer.IdentityRegexp, Issuer: signer.Issuer}
 	}
 	return source.NewPolicy(mode, keys, keyless)

@@ -29,7 +29,7 @@ func (c *Catalog) Load(ctx context.Context, specs []Spec) {
 	defer cancel()
 	var settled sync.WaitGroup
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	c.srv.Loading(pendingOf(specs)...)
+	c.reg.Loading(pendingOf(specs)...)
 	for rank, s := range specs {
 		// mu orders the outcome of a load against giving up on it, so a
 		// plugin is either published or reported late, never both.
@@ -41,7 +41,7 @@ func (c *Catalog) Load(ctx context.Context, specs []Spec) {
 		go func() {
 			defer c.running.Done()
 			defer close(done)
-			defer c.srv.Loaded(rank)
+			defer c.loaded(rank)
 			select {
 			case sem <- struct{}{}:
 				defer func() { <-sem }()
@@ -88,7 +88,7 @@ func (c *Catalog) Load(ctx context.Context, specs []Spec) {
 					return
 				}
 				gaveUp = true
-				c.srv.Loaded(rank)
+				c.loaded(rank)
 				c.failed(ctx, dctx, s, nil)
 			}
 		}()
@@ -141,17 +141,24 @@ func (c *Catalog) reportLost(name string) {
 	}
 }
 
+// loaded records that the load of the plugin of this rank ended, and wakes
+// the requests waiting for what it might have declared.
+func (c *Catalog) loaded(rank int) {
+	c.reg.Loaded(rank)
+	c.srv.Loaded()
+}
+
 // pendingOf describes each spec, ranked by its place, from its exports (a
 // fast parse): what it could declare once loaded. A module that does not
 // parse could declare anything (it fails to load soon anyway).
-func pendingOf(specs []Spec) []server.Pending {
-	out := make([]server.Pending, len(specs))
+func pendingOf(specs []Spec) []registry.Pending {
+	out := make([]registry.Pending, len(specs))
 	for rank, s := range specs {
 		f, err := featuresOf(s)
 		if err != nil {
 			f = server.Features{Tools: true, Resources: true, Prompts: true}
 		}
-		out[rank] = server.Pending{Rank: rank, Name: s.Config.Name, Unprefixed: s.Unprefixed,
+		out[rank] = registry.Pending{Rank: rank, Name: s.Config.Name, Unprefixed: s.Unprefixed,
 			Tools: f.Tools, Resources: f.Resources, Prompts: f.Prompts}
 	}
 	return out

@@ -6,8 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
@@ -32,8 +30,8 @@ type OpsOptions struct {
 type ops struct {
 	admin     string // the admin listener's address, or ""
 	audit     *audit.Log
-	file      io.Closer // the audit file, if one was opened
-	auditPath string    // its path, or "" or "-"
+	file      *audit.File // the audit file, if one was opened
+	auditPath string      // its path, or "" or "-"
 	metrics   *metrics.Metrics
 	traces    *tracing.Provider // nil when tracing is off
 }
@@ -49,9 +47,6 @@ func newOps(f OpsOptions, cfg *config.Config, stderr io.Writer) (*ops, error) {
 	path, flagged := f.AuditLog, f.AuditLog != ""
 	if !flagged {
 		path = cfg.Server.Audit.File
-		if path != "" && path != "-" && !filepath.IsAbs(path) && cfg.File != "" {
-			path = filepath.Join(filepath.Dir(cfg.File), path)
-		}
 	}
 	var w io.Writer
 	switch path {
@@ -59,7 +54,7 @@ func newOps(f OpsOptions, cfg *config.Config, stderr io.Writer) (*ops, error) {
 	case "-":
 		w = stderr
 	default:
-		file, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		file, err := audit.OpenFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("audit log: %w", err)
 		}
@@ -136,6 +131,20 @@ func (o *ops) close() {
 	if o.file != nil {
 		o.file.Close()
 	}
+}
+
+// reopen opens the audit log file again, by name, after a rotation moved
+// it away (SIGHUP): lines written from now on go to the new file. On
+// failure the file open until now stays in use, and the log says why.
+func (o *ops) reopen(logger *slog.Logger) {
+	if o.file == nil {
+		return
+	}
+	if err := o.file.Reopen(); err != nil {
+		logger.Error("audit log not reopened: lines still go to the file open before", "file", o.file.Path(), "err", err)
+		return
+	}
+	logger.Info("audit log reopened", "file", o.file.Path())
 }
 
 // lost counts a plugin that did not load in the metrics.

@@ -17,6 +17,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/bearer"
@@ -137,11 +138,15 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	if err != nil {
 		return err
 	}
-	key, err := stateKey(o.StateKeyFile, cfg.Server.StateKeyFile, cfg.File, logger)
+	key, err := stateKey(o.StateKeyFile, cfg.Server.StateKeyFile, logger)
 	if err != nil {
 		return usage(err)
 	}
 	taskOpts, err := taskOptions(ctx, cfg.Server.Tasks, o.TaskStore, logger)
+	if err != nil {
+		return usage(err)
+	}
+	pol, err := LoadPolicy(cfg)
 	if err != nil {
 		return usage(err)
 	}
@@ -154,8 +159,12 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	cat := NewCatalog(rt, CatalogOptions{LoadTimeout: o.LoadTimeout, Lost: op.lost, Trust: vet,
 		Known: known, ServerSecrets: serverSecrets(cfg, key, taskStoreAddr(cfg, o.TaskStore)), Server: server.Options{
 			Name: cfg.Server.Name, Version: o.Version, Logger: logger, StateKey: key, Features: features,
-			Audit: op.audit, ListTTL: o.ListTTL, Tasks: taskOpts}})
+			Audit: op.audit, PolicyFacts: signatureFacts(fetch), ListTTL: o.ListTTL, Tasks: taskOpts}})
 	srv := cat.Server()
+	srv.SetPolicy(pol)
+	if pol != nil {
+		logger.Info("policies in force", "policies", pol.Len(), "files", strings.Join(pol.Files(), ", "))
+	}
 	cat.setSecrets(specs)
 	op.start(srv, rt)
 	if o.BenchNativeEcho {
@@ -176,15 +185,23 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	walls := confineInputs{cfg: cfg, args: o.Args, specs: specs, roots: o.Roots, cacheDir: o.Limits.CacheDir,
 		storeDir: o.Remote.StoreDir, audit: op.auditPath, traces: op.traces.Endpoint(), listen: []string{o.HTTP, op.admin},
 		tasks: taskStoreAddr(cfg, o.TaskStore)}
-	if _, err := applyConfinement(o.Confine, confinePolicy(walls), logger); err != nil {
+	policy := confinePolicy(walls)
+	if _, err := applyConfinement(o.Confine, policy, logger); err != nil {
 		return usage(err)
+	}
+	if op.file != nil && o.Confine != confine.Off {
+		if _, shared := auditFolder(op.auditPath, policy.ReadOnly); shared != "" {
+			logger.Warn("audit log: its folder holds a path the server reads, so under confinement the file cannot be created again after rotation (SIGHUP keeps the open file); give the audit log a folder of its own",
+				"file", op.auditPath, "reads", shared)
+		}
 	}
 
 	loadCtx, cancelLoad := context.WithCancel(ctx)
 	defer cancelLoad()
 	// Then the reloader follows the files and SIGHUP (watch.go, reload.go).
 	rl := &reloader{c: cat, args: o.Args, cfgPath: o.ConfigPath, cfg: cfg, lf: &o.Limits, roots: o.Roots,
-		noPrefix: o.NoPrefix, features: features, grants: grants, fetch: fetch, walls: walls.ifOn(o.Confine), lockFile: lockFile}
+		noPrefix: o.NoPrefix, features: features, grants: grants, fetch: fetch, walls: walls.ifOn(o.Confine),
+		onHUP: func() { op.reopen(logger) }, setPolicy: srv.SetPolicy, lockFile: lockFile}
 	var w *watcher
 	rl.listen()
 	if o.Watch {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 )
 
 // stateKeyEnv names the environment variable that may hold the requestState
@@ -22,13 +21,10 @@ const minStateKey = 32
 // config's folder), else from $MCPWASM_STATE_KEY, else nil (a random key
 // per process, fine for a single server). Surrounding whitespace is
 // ignored, so `openssl rand -hex 32 > state.key` works as is.
-func stateKey(flagPath, cfgPath, cfgFile string, logger *slog.Logger) ([]byte, error) {
+func stateKey(flagPath, cfgPath string, logger *slog.Logger) ([]byte, error) {
 	path := flagPath
 	if path == "" && cfgPath != "" {
-		path = cfgPath
-		if !filepath.IsAbs(path) && cfgFile != "" {
-			path = filepath.Join(filepath.Dir(cfgFile), path)
-		}
+		path = cfgPath // config.Load made it relative to the config's folder
 	}
 	var key []byte
 	var from string

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/internal/bytesize"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/tetratelabs/wazero/sys"
@@ -161,14 +163,5 @@ func panicLine(stderr string) string {
 // truncate clips untrusted text for a message (package clip).
 var truncate = clip.String
 
-func humanBytes(n uint64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%dGiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%dMiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%dKiB", n>>10)
-	}
-	return fmt.Sprintf("%dB", n)
-}
+// humanBytes writes a size for a message (package bytesize).
+var humanBytes = bytesize.Format

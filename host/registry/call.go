@@ -44,9 +44,7 @@ func (t *Tool) Call(ctx context.Context, req CallRequest) *mcp.CallToolResult {
 	var input []byte
 	var err error
 	if t.legacy {
-		input, err = json.Marshal(struct {
-			Params callParams `json:"params"`
-		}{params})
+		input, err = json.Marshal(abi.LegacyCallInput{Params: params})
 	} else {
 		cc := req.RequestInfo.context(abi.Context{Plugin: t.Plugin.Name(), Tool: t.Declared, Mounts: req.Mounts})
 		cc.DeadlineMs = t.Plugin.Limit(req.options()).Milliseconds()
@@ -55,10 +53,7 @@ func (t *Tool) Call(ctx context.Context, req CallRequest) *mcp.CallToolResult {
 				cc.DeadlineMs = left
 			}
 		}
-		input, err = json.Marshal(struct {
-			Request callParams  `json:"request"`
-			Context abi.Context `json:"context"`
-		}{params, cc})
+		input, err = json.Marshal(abi.Request{Request: params, Context: cc})
 	}
 	if err != nil {
 		return t.errorResult(&plugin.Error{Category: abi.ErrHost, Message: "could not encode the call: " + err.Error()})

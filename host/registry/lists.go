@@ -54,10 +54,7 @@ func isFresh(ctx context.Context) bool { return ctx.Value(freshKey{}) != nil }
 func envelope(info RequestInfo, p *plugin.Plugin, params any, cc abi.Context) ([]byte, error) {
 	cc = info.context(cc)
 	cc.Plugin = p.Name()
-	return json.Marshal(struct {
-		Request any         `json:"request"`
-		Context abi.Context `json:"context"`
-	}{params, cc})
+	return json.Marshal(abi.Request{Request: params, Context: cc})
 }
 
 // readList calls a list export, following nextCursor, and returns the items

@@ -73,6 +73,22 @@ func (r *Registry) LookupPrompt(name string) (*Prompt, bool) {
 	return p, ok
 }
 
+// MissingArguments names the arguments the prompt declares required that
+// args lacks, in declared order: prompts/get is refused with them before
+// the plugin runs, as a tool's arguments are checked against its schema.
+func (pr *Prompt) MissingArguments(args map[string]string) []string {
+	var out []string
+	for _, a := range pr.Def.Arguments {
+		if a == nil || !a.Required {
+			continue
+		}
+		if _, ok := args[a.Name]; !ok {
+			out = append(out, a.Name)
+		}
+	}
+	return out
+}
+
 // Get runs the plugin's get_prompt. A failure is a Go error (a JSON-RPC
 // error for the client).
 func (pr *Prompt) Get(ctx context.Context, args map[string]string, inv Invocation) (*mcp.GetPromptResult, error) {

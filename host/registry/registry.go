@@ -1,9 +1,10 @@
-// Package registry holds everything the loaded plugins declare — tools today
-// — under the names clients see, and routes each call to the plugin that
-// owns it.
+// Package registry holds everything the loaded plugins declare — tools,
+// resources and resource templates, prompts, completions — under the names
+// and URIs clients see, and routes each request to the plugin that owns it.
 //
-// A plugin's tool list is read once, when the plugin is added, and cached:
-// a client's tools/list never reaches a guest.
+// A plugin's lists are read once, when the plugin is added (and again when
+// it says they changed), and cached: a client's list request never reaches
+// a guest.
 package registry
 
 import (
@@ -14,9 +15,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Exposed is the name clients see for a tool or prompt a plugin declares:
@@ -40,23 +39,6 @@ var validName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // ValidName reports whether s is usable as a tool name (and as a prefix).
 func ValidName(s string) bool { return validName.MatchString(s) }
 
-// Tool is one tool as clients see it, bound to the plugin that serves it.
-type Tool struct {
-	// Def is the definition served in tools/list; Def.Name is the exposed name.
-	Def *mcp.Tool
-	// Declared is the name the plugin declared, which the guest receives.
-	Declared string
-	// Plugin serves the tool.
-	Plugin *plugin.Plugin
-	// Task says whether the tool runs as a task (io.modelcontextprotocol/tasks),
-	// from the declaration's "execution" object (ABI.md §2).
-	Task TaskSupport
-
-	schema *jsonschema.Resolved
-	legacy bool
-	skel   string // the exposed name's TR39 skeleton
-}
-
 // Registry maps exposed names and URIs to what serves them. It is safe for
 // concurrent use.
 //
@@ -72,7 +54,7 @@ type Tool struct {
 // ranks after every other, so it never takes a name from one that serves;
 // a replacement (Replace) takes its predecessor's rank; a plugin's own
 // refreshed lists (Refresh) never displace another plugin. Which names a
-// plugin still loading could take is MayExpose.
+// plugin still loading could take is Contested (pending.go).
 type Registry struct {
 	mu        sync.RWMutex
 	tools     map[string]*Tool
@@ -81,6 +63,7 @@ type Registry struct {
 	templates map[string]*Template
 	cands     []*candidate // sorted by rank
 	nextRank  int
+	loading   map[int]Pending // plugins still loading, by rank (pending.go)
 }
 
 // candidate is a plugin whose declarations were read, served or not.
@@ -380,26 +363,6 @@ func take[V any](m map[string]V, p *plugin.Plugin, owner func(V) *plugin.Plugin)
 			delete(m, k)
 		}
 	}
-	return out
-}
-
-// Lookup returns the tool exposed under name.
-func (r *Registry) Lookup(name string) (*Tool, bool) {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	t, ok := r.tools[name]
-	return t, ok
-}
-
-// Tools returns every tool, sorted by exposed name.
-func (r *Registry) Tools() []*Tool {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	out := make([]*Tool, 0, len(r.tools))
-	for _, t := range r.tools {
-		out = append(out, t)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Def.Name < out[j].Def.Name })
 	return out
 }
 

@@ -21,46 +21,20 @@ import (
 // clients cache, and many never re-list on list_changed. The load has a
 // deadline (the command's --load-timeout), so no request waits for ever.
 
-// Pending describes a plugin still loading: enough, from its exports, to
-// know what it could declare.
-type Pending struct {
-	// Rank is the plugin's rank in the registry (lower wins a collision).
-	Rank int
-	// Name is the plugin's name, its tools' and prompts' prefix.
-	Name string
-	// Unprefixed plugins expose names as declared.
-	Unprefixed bool
-	// Tools, Resources and Prompts say which lists the plugin exports.
-	Tools, Resources, Prompts bool
-}
-
-// loadState tracks which plugins are published and which still load.
+// loadState tracks which plugins are published; which still load, and
+// which names they could take, the registry knows (registry.Loading).
 type loadState struct {
 	mu      sync.Mutex
 	live    map[*plugin.Plugin]bool
-	pending map[int]Pending // by rank
-	changed chan struct{}   // closed and replaced at each change
+	changed chan struct{} // closed and replaced at each change
 }
 
-// Loading records the plugins about to load, before any request may need
-// them.
-func (s *Server) Loading(ps ...Pending) {
+// Loaded wakes the requests waiting for their target after the load of a
+// plugin ended, published or not (the caller has told the registry:
+// registry.Loaded).
+func (s *Server) Loaded() {
 	s.load.mu.Lock()
 	defer s.load.mu.Unlock()
-	if s.load.pending == nil {
-		s.load.pending = map[int]Pending{}
-	}
-	for _, p := range ps {
-		s.load.pending[p.Rank] = p
-	}
-}
-
-// Loaded records that the load of the plugin of this rank ended, published
-// or not.
-func (s *Server) Loaded(rank int) {
-	s.load.mu.Lock()
-	defer s.load.mu.Unlock()
-	delete(s.load.pending, rank)
 	s.load.broadcast()
 }
 
@@ -70,34 +44,6 @@ func (l *loadState) broadcast() {
 		close(l.changed)
 		l.changed = nil
 	}
-}
-
-// contested reports whether a plugin still loading, of a rank better than
-// owner's, could declare what a request names.
-func (l *loadState) contested(owner int, k listKind, name string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for rank, p := range l.pending {
-		if rank >= owner {
-			continue
-		}
-		may := registry.MayExpose(p.Name, registry.AddOptions{Unprefixed: p.Unprefixed}, name)
-		switch k {
-		case toolList:
-			if p.Tools && may {
-				return true
-			}
-		case promptList:
-			if p.Prompts && may {
-				return true
-			}
-		case resourceList:
-			if p.Resources {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // wait returns a channel closed at the next publication.
@@ -201,7 +147,7 @@ func (s *Server) settled(p *plugin.Plugin, k listKind, name string) bool {
 		return false
 	}
 	rank, ok := s.reg.Rank(p)
-	return ok && !s.load.contested(rank, k, name)
+	return ok && !s.reg.Contested(rank, k, name)
 }
 
 // awaitTarget waits until the request's target is published, the initial

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -19,14 +20,15 @@ import (
 // that kind did not include. 2026-07-28 subscriptions (subscriptions/listen)
 // asked for their notifications and get them as go-sdk sends them.
 
-// listKind indexes the three kinds of lists.
-type listKind int
+// listKind indexes the three kinds of lists (the registry's kinds of
+// name).
+type listKind = registry.Kind
 
 const (
-	toolList listKind = iota
-	resourceList
-	promptList
-	kinds
+	toolList     = registry.KindTool
+	resourceList = registry.KindResource
+	promptList   = registry.KindPrompt
+	kinds        = registry.Kinds
 )
 
 var changeNotices = map[string]listKind{"notifications/tools/list_changed": toolList,

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -213,5 +214,28 @@ func TestPublishRemoveWithdrawsEveryKind(t *testing.T) {
 	}
 	if len(after["tools"]) != 1 || after["tools"][0] != "echo" {
 		t.Errorf("tools after removing conformance: %v, want [echo]", after["tools"])
+	}
+}
+
+// AddEntry is the backstop behind the registry's load-time check: should
+// go-sdk refuse one declaration (it panics), the refusal is returned and
+// nothing of the entry stays published — not the tool before it either —
+// while what was served before stays.
+func TestAddEntryRefusalPublishesNothing(t *testing.T) {
+	srv, reg := newServer(t, false, loadSpec{name: "echo"})
+	echo, ok := reg.Lookup("echo")
+	if !ok {
+		t.Fatal("echo not served")
+	}
+	e := &registry.Entry{Plugin: echo.Plugin, Tools: []*registry.Tool{
+		{Def: &mcp.Tool{Name: "fine", InputSchema: map[string]any{"type": "object"}}, Plugin: echo.Plugin},
+		{Def: &mcp.Tool{Name: "refused", InputSchema: map[string]any{"type": "string"}}, Plugin: echo.Plugin},
+	}}
+	if err := srv.AddEntry(e); err == nil || !strings.Contains(err.Error(), "go-sdk refused a declaration") {
+		t.Fatalf("AddEntry: %v", err)
+	}
+	got, _ := allPages(t, connect(t, srv, nil))
+	if len(got["tools"]) != 1 || got["tools"][0] != "echo" {
+		t.Fatalf("tools after a refused entry: %v, want [echo]", got["tools"])
 	}
 }

@@ -51,12 +51,9 @@ func (s *Server) LoadFailed(name string) {
 // the initial load has ended (Ready was called) and Drain has not begun.
 func (s *Server) Readiness() Readiness {
 	r := Readiness{Status: StatusReady, Plugins: s.Plugins()}
-	s.load.mu.Lock()
-	for _, p := range s.load.pending {
-		r.Loading = append(r.Loading, p.Name)
+	if names := s.reg.StillLoading(); len(names) > 0 {
+		r.Loading = names
 	}
-	s.load.mu.Unlock()
-	slices.Sort(r.Loading)
 	s.failed.mu.Lock()
 	r.Failed = slices.Clone(s.failed.names)
 	s.failed.mu.Unlock()
