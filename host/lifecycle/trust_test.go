@@ -2,11 +2,13 @@ package lifecycle
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/fingerprint"
 	"github.com/mcpwasm/mcpwasm/host/trust"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
@@ -65,5 +67,20 @@ func TestRefreshHeld(t *testing.T) {
 	msg, ok := h.c.held("tool", "list_changed_list_changed")
 	if !ok || !strings.Contains(msg, "is held") || !strings.Contains(msg, "description changed") {
 		t.Fatalf("held = %v %q", ok, msg)
+	}
+}
+
+// TestServerSecrets: the server's own secrets are known: the state key,
+// the tokens file's tokens, the task store's password, the OTLP headers.
+func TestServerSecrets(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "tokens"), []byte("# comment\nops tok-ops-0123456789 admin\nci tok-ci-9876543210\n"), 0o600)
+	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "authorization=Bearer%20otlp-secret-42,x-other=v2long")
+	cfg := &config.Config{File: filepath.Join(dir, "mcpwasm.toml")}
+	cfg.Server.Auth.TokensFile = "tokens"
+	got := serverSecrets(cfg, []byte("state-key-0123456789abcdef0123456789"), "redis://user:redis-pass-77@redis:6379/0")
+	want := []string{"state-key-0123456789abcdef0123456789", "tok-ops-0123456789", "tok-ci-9876543210", "redis-pass-77", "Bearer otlp-secret-42", "v2long"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("got %q\nwant %q", got, want)
 	}
 }
