@@ -23,6 +23,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/policy/entity"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/capscache"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/sessiontrim"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -99,7 +100,7 @@ type Server struct {
 	roots     sessionRoots
 	subs      subscriptions
 	epochs    epochs // requests that may use a plugin a reload retires (reload.go)
-	caps      capsCache
+	caps      capscache.Cache
 	failed    failures
 	reloads   atomic.Int32 // hot reloads under way (Reloading)
 	stateKey  []byte

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/eventually"
+
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
@@ -152,17 +154,15 @@ func TestHTTPSessionCap(t *testing.T) {
 		t.Fatalf("raw initialize over the cap: %d %q, want 503 and no session", resp.StatusCode, body)
 	}
 	sessions[0].Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		cs, err := connect()
-		if err == nil {
+	var err error
+	if !eventually.Within(10*time.Second, func() bool {
+		var cs *mcp.ClientSession
+		if cs, err = connect(); err == nil {
 			cs.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no session accepted after one closed: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err == nil
+	}) {
+		t.Fatalf("no session accepted after one closed: %v", err)
 	}
 }
 
