@@ -135,6 +135,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		Imports    []imp       `json:"imports"`
 		Exports    []string    `json:"exports"`
 		Tools      []any       `json:"tools"`
+		Decls      []declInfo  `json:"declarations"`
 		Reach      *reach      `json:"reach"`
 		Source     *remoteInfo `json:"source,omitempty"`
 	}{Plugin: p.Name(), Size: len(p.Config().Wasm), ABIVersion: p.ABIVersion}
@@ -150,6 +151,12 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	}
 	for _, t := range reg.Tools() {
 		report.Tools = append(report.Tools, t.Def)
+	}
+	if e, _, ok := reg.Entry(p); ok {
+		if report.Decls, err = declarations(e); err != nil {
+			fmt.Fprintln(stderr, "mcpwasm inspect:", err)
+			return 2
+		}
 	}
 	report.Source = remoteInfoOf(fetch.Result(pos[0]))
 	if *asJSON {
@@ -167,8 +174,9 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, "tools")
 	for _, t := range reg.Tools() {
 		schema, _ := json.Marshal(t.Def.InputSchema)
-		fmt.Fprintf(stdout, "  %s — %s\n    input: %s\n", t.Def.Name, t.Def.Description, schema)
+		fmt.Fprintf(stdout, "  %s — %s\n    input: %s\n", escapeHidden(t.Def.Name), escapeHidden(t.Def.Description), escapeHidden(string(schema)))
 	}
+	printDeclarations(stdout, report.Decls)
 	report.Reach.print(stdout)
 	return 0
 }

@@ -12,7 +12,7 @@ import (
 func TestHelpNamesNoIssues(t *testing.T) {
 	ref := regexp.MustCompile(`(?i)\bissue\b|\bPR\b|#[0-9]+`)
 	for _, args := range [][]string{{"-h"}, {"serve", "-h"}, {"call", "-h"}, {"inspect", "-h"},
-		{"validate", "-h"}, {"pull", "-h"}, {"new", "-h"}} {
+		{"validate", "-h"}, {"pull", "-h"}, {"new", "-h"}, {"policy", "test", "-h"}, {"policy", "schema", "-h"}, {"policy"}} {
 		out, errOut, _ := runCLI(t, args...)
 		if m := ref.FindString(out + errOut); m != "" {
 			t.Errorf("mcpwasm %v mentions %q:\n%s%s", args, m, out, errOut)

@@ -6,6 +6,7 @@
 //	mcpwasm inspect [--json] PLUGIN.wasm             show a plugin's imports, exports and tools
 //	mcpwasm validate [--config FILE] [PLUGIN.wasm | DIR]...  check a config and load its plugins, without serving
 //	mcpwasm pull    [--config FILE] [--update] [SOURCE]...  fetch oci:// and https:// plugins into the store
+//	mcpwasm trust   [--diff] [--config FILE] [PLUGIN]...  approve the declarations serve holds (mcpwasm.lock)
 //	mcpwasm new     rust|go|tinygo|as DIR            write a plugin folder to start from
 //
 // This package holds the flags and one call per command into
@@ -34,6 +35,13 @@ Usage:
                                                    check a config and load its plugins without serving; exit 1 on a problem
   mcpwasm pull    [--config FILE] [--update] [oci://… | https://…]...
                                                    fetch registry and https plugins into the store, pin tags in mcpwasm.lock
+  mcpwasm policy test [--config FILE] --principal NAME --tool T [--args JSON]
+                                                   decide one request by the policies, without a server; exit 1 when denied
+  mcpwasm policy schema [--config FILE] [PLUGIN.wasm | DIR]...
+                                                   print the Cedar schema generated for the plugins
+  mcpwasm trust   [--diff] [--config FILE] [PLUGIN.wasm | DIR]...
+                                                   approve the declarations serve holds (changed or new since
+                                                   approved), recorded in mcpwasm.lock; --diff shows them
   mcpwasm new     rust|go|tinygo|as DIR            write a ready-to-build plugin folder (one hello tool)
   mcpwasm version
 
@@ -64,8 +72,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdValidate(args[1:], stdout, stderr)
 	case "new":
 		return cmdNew(args[1:], stdout, stderr)
+	case "policy":
+		return cmdPolicy(args[1:], stdout, stderr)
 	case "pull":
 		return cmdPull(args[1:], stderr)
+	case "trust":
+		return cmdTrust(args[1:], stdout, stderr)
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "mcpwasm", version)
 		return 0

@@ -30,6 +30,11 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	binary = filepath.Join(dir, "mcpwasm")
+	// serve records the declarations of plugins given without a config in
+	// the plugin store's mcpwasm.lock (os.UserCacheDir()/mcpwasm): each
+	// run of the tests gets its own, so a fixture rebuilt with other
+	// declarations is not held by a previous run's record.
+	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		panic("go build: " + err.Error() + "\n" + string(out))
 	}

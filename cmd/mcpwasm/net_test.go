@@ -18,8 +18,9 @@ import (
 // TestServeNetwork: through the real binary, a [[plugin.net]] grant lets
 // the plain-PDK plugin reach a local API, with an API key from the
 // environment ([plugin.config] token = { env = ... }) that reaches the API
-// but never the log, inspect's output or tools/list; a host not granted is
-// an isError result naming the reason.
+// but never the log, inspect's output, tools/list or the result (the API
+// reflects it; the result carries [REDACTED]); a host not granted is an
+// isError result naming the reason.
 func TestServeNetwork(t *testing.T) {
 	const secret = "sk-test-7f3a9c0e2b4d"
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -47,8 +48,10 @@ methods = ["GET"]
 	if err != nil || res.IsError {
 		t.Fatalf("granted request: %+v %v\n%s", res, err, stderr)
 	}
-	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "auth=Bearer "+secret) {
-		t.Fatalf("the API did not get the key: %s", text)
+	// The API got the key and reflected it: the reflection is redacted
+	// (host/secrets), so the key never reaches the client.
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "auth=Bearer [REDACTED]") || strings.Contains(text, secret) {
+		t.Fatalf("the API's reflection of the key: %s", text)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "pdk_http_fetch", Arguments: map[string]any{"url": "http://169.254.169.254/latest/meta-data/"}})
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "not_granted") {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/mcpwasm/mcpwasm/internal/scaffold"
 )
@@ -38,8 +39,16 @@ func cmdNew(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	name := filepath.Base(filepath.Clean(dir))
-	fmt.Fprintf(stdout, "Wrote %s/: a %s plugin, %d files (the SDK is in mcpwasm-sdk/).\n\nNext:\n"+
+	fmt.Fprintf(stdout, "Wrote %s/: %s %s plugin, %d files (the SDK is in mcpwasm-sdk/).\n\nNext:\n"+
 		"  cd %s\n  ./build.sh\n  mcpwasm call %s.wasm hello '{\"name\":\"Ada\"}'\n",
-		dir, lang.Title, len(files), dir, name)
+		dir, article(lang.Title), lang.Title, len(files), dir, name)
 	return 0
+}
+
+// article is "an" before a word that starts with a vowel, else "a".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("AEIOUaeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }

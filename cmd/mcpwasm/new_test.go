@@ -109,3 +109,15 @@ func TestNewRefuses(t *testing.T) {
 		t.Errorf("empty folder: code %d, %s", code, errs)
 	}
 }
+
+// TestNewSaysArticle: `new` names the language with the right article
+// ("an AssemblyScript plugin", "a Rust plugin"); it printed "a
+// AssemblyScript". Writing the folder needs no toolchain.
+func TestNewSaysArticle(t *testing.T) {
+	for lang, want := range map[string]string{"as": "an AssemblyScript plugin", "rust": "a Rust plugin", "go": "a Go plugin", "tinygo": "a TinyGo plugin"} {
+		out, errs, code := runCLI(t, "new", lang, filepath.Join(t.TempDir(), "demo"))
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("new %s: code %d, want %q in\n%s%s", lang, code, want, out, errs)
+		}
+	}
+}

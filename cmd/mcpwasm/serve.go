@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -41,6 +42,7 @@ func cmdServe(args []string, stderr io.Writer) int {
 	fs.StringVar(&o.StateKeyFile, "state-key-file", "", "HTTP: sign multi round-trip requestState with the key in FILE, shared by all replicas (else $MCPWASM_STATE_KEY, else a random key)")
 	fs.DurationVar(&o.ListTTL, "list-ttl", 0, "ttlMs of tools/prompts/resources list results, the caching hint of protocol 2026-07-28 (0: stale at once; at most 24h)")
 	fs.BoolVar(&o.InsecureNoAuth, "insecure-no-auth", false, "HTTP: allow serving a non-loopback address without [server.auth] (e.g. behind an authenticating proxy)")
+	fs.StringVar(&o.Trust, "trust", "", "replace every plugin's trust setting: off serves every declaration as it is (a plugin author's development run), tofu or pin (default: each plugin's own, \"tofu\")")
 	fs.StringVar(&o.TaskStore, "task-store", "", "where tasks are kept: memory (default; one process) or redis://HOST:PORT/DB, shared by replicas ([server.tasks] store)")
 	lf.register(fs)
 	of.register(fs)
@@ -58,6 +60,19 @@ func cmdServe(args []string, stderr io.Writer) int {
 		return 2
 	}
 	fail := func(code int, err error) int { fmt.Fprintln(stderr, "mcpwasm:", err); return code }
+	// The same checks as their config keys (host/config).
+	var flagErr error
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "max-sessions":
+			flagErr = errors.Join(flagErr, prefixErr("--max-sessions", config.CheckMaxSessions(o.MaxSessions)))
+		case "session-timeout":
+			flagErr = errors.Join(flagErr, prefixErr("--session-timeout", config.CheckSessionTimeout(o.SessionTimeout)))
+		}
+	})
+	if flagErr != nil {
+		return fail(2, flagErr)
+	}
 	if o.Confine, err = confine.ParseMode(*confineMode); err != nil {
 		return fail(2, err)
 	}
@@ -96,4 +111,12 @@ func cmdServe(args []string, stderr io.Writer) int {
 		return fail(1, err)
 	}
 	return 0
+}
+
+// prefixErr is err with the flag it is about in front, or nil.
+func prefixErr(flag string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", flag, err)
 }

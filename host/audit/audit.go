@@ -1,6 +1,7 @@
 // Package audit writes mcpwasm's audit log: one JSON line per tool call,
-// one per denial (authentication, rate limit, filesystem escape, network)
-// and one per network request a plugin makes.
+// one per denial (authentication, rate limit, filesystem escape, network),
+// one per network request a plugin makes and, with [server.policy], one
+// per policy decision.
 //
 // A Log is safe for concurrent use and nil-safe: code that may or may not
 // have an audit log records through FromContext(ctx).Record(...) and a nil
@@ -23,6 +24,21 @@ const (
 	// Attrs host, ip, status, bytes) or failed (Outcome the failure);
 	// refused ones are KindDenial with Denial DenyNet.
 	KindNet = "net"
+	// KindTrust is what host/trust and the result scan did to what a
+	// plugin tells the model: Outcome "hold", "approval", "refusal",
+	// "redaction", "block" or "strip"; Tool the declaration (or the tool
+	// whose result was changed), Reason why (never a secret's value).
+	KindTrust = "trust"
+	// KindPolicy is a decision of the Cedar policies ([server.policy]) on a
+	// call, read, get or completion: Decision "allow" or "deny", Policies
+	// the ids of the policies that decided it, Reason a denial's message.
+	KindPolicy = "policy"
+)
+
+// Decisions of a KindPolicy event.
+const (
+	DecisionAllow = "allow"
+	DecisionDeny  = "deny"
 )
 
 // Denial kinds: what was refused.
@@ -57,6 +73,10 @@ type Event struct {
 	// InputBytes and OutputBytes are the sizes of arguments and result.
 	InputBytes  int `json:"input_bytes,omitempty"`
 	OutputBytes int `json:"output_bytes,omitempty"`
+	// Decision and Policies: a KindPolicy event's outcome and the ids of
+	// the policies that decided it.
+	Decision string   `json:"decision,omitempty"`
+	Policies []string `json:"policies,omitempty"`
 	// Denial is what was refused (DenyAuth, DenyNet...), Reason why.
 	Denial string `json:"denial,omitempty"`
 	Reason string `json:"reason,omitempty"`
@@ -76,6 +96,16 @@ type Log struct {
 	w         io.Writer // nil: no file, observers only
 	args      bool
 	observers []func(Event)
+	redact    func(string) string
+}
+
+// Redact makes every line written pass through f first (the server's known
+// secrets replaced, host/secrets). Observers get the event as recorded.
+// Call it before the Log is shared.
+func (l *Log) Redact(f func(string) string) {
+	if l != nil {
+		l.redact = f
+	}
 }
 
 // New returns a Log writing to w (nil: write nothing, only notify
@@ -112,6 +142,9 @@ func (l *Log) Record(e Event) {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return
+	}
+	if l.redact != nil {
+		b = []byte(l.redact(string(b)))
 	}
 	b = append(b, '\n')
 	l.mu.Lock()

@@ -149,6 +149,22 @@ func (j *JWT) Verify(ctx context.Context, token string, _ *http.Request) (*auth.
 			}
 		}
 	}
+	// Every claim, for the policies (host/policy/entity.Principal): the
+	// token is verified by now, its payload is read again as a map.
+	var all jwt.MapClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(token, &all); err == nil {
+		info.Extra["claims"] = map[string]any(all)
+		if gs, ok := all["groups"].([]any); ok {
+			var groups []string
+			for _, g := range gs {
+				if g, ok := g.(string); ok {
+					groups = append(groups, g)
+				}
+			}
+			info.Extra["groups"] = groups
+		}
+	}
+	info.Extra["issuer"] = c.Issuer
 	if c.ExpiresAt != nil {
 		// go-sdk compares the expiration again, with its own skew (none):
 		// give it ours.

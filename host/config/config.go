@@ -23,6 +23,8 @@ type Config struct {
 	Sources  Sources  `toml:"sources"` // oci:// and https:// plugins (sources.go)
 	// File is the path the config was read from, for messages.
 	File string `toml:"-"`
+
+	defined map[string]bool // keys written in the file (definedKeys)
 }
 
 // Server holds the [server] table.
@@ -64,6 +66,9 @@ type Server struct {
 
 	// Tasks is the [server.tasks] table (tasks.go).
 	Tasks Tasks `toml:"tasks"`
+
+	// Policy is the [server.policy] table (policy.go).
+	Policy Policy `toml:"policy"`
 }
 
 // Defaults holds the [defaults] table: limits for plugins that set none.
@@ -72,6 +77,8 @@ type Defaults struct {
 	Memory      Size     `toml:"memory"`
 	MaxOutput   Size     `toml:"max_output"`
 	Concurrency int      `toml:"concurrency"`
+	// Trust: trust, hidden_text, results_hidden_text, secrets (trust.go).
+	Trust
 }
 
 // Plugin is one [[plugin]] table.
@@ -110,6 +117,11 @@ type Plugin struct {
 	// Tasks sets, by declared tool name, whether a tool runs as a task
 	// ("forbidden", "optional", "required"), over what the plugin declares.
 	Tasks map[string]string `toml:"tasks"`
+
+	line int // the line of path in the file (Line)
+	// Trust overrides [defaults]' trust, hidden_text, results_hidden_text
+	// and secrets (trust.go).
+	Trust
 }
 
 // FSGrant is one [[plugin.fs]] table: a folder and its access mode.
@@ -175,13 +187,19 @@ func (z *Size) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Load reads and checks a config file.
+// Load reads and checks a config file. A config with problems returns an
+// *Error naming the file and every problem, each with its line.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	c, err := Parse(data)
+	var ce *Error
+	if errors.As(err, &ce) {
+		ce.File = path
+		return nil, ce
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -190,31 +208,58 @@ func Load(path string) (*Config, error) {
 	return c, nil
 }
 
-// Parse decodes and checks config text.
+// Parse decodes and checks config text. Problems are returned together as
+// an *Error, each with its line.
 func Parse(data []byte) (*Config, error) {
 	var c Config
 	md, err := toml.Decode(string(data), &c)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("line %d: %s", pe.Position.Line, pe.Message)
+			line := syntaxLine(data, pe.Position.Start, pe.Position.Line)
+			return nil, &Error{Problems: []Problem{{Line: line, Err: errors.New(pe.Message)}}}
 		}
 		return nil, err
 	}
+	var col collector
 	if und := md.Undecoded(); len(und) > 0 {
-		var msgs []string
 		// The first few, each with its line (a scan of the file each):
 		// a file of thousands of unknown keys is refused at once.
 		const show = 10
 		for _, k := range und[:min(len(und), show)] {
-			msgs = append(msgs, fmt.Sprintf("line %d: unknown key %q", keyLine(data, k), clipKey(k.String())))
+			col.add(fmt.Errorf("unknown key %q", clipKey(k.String())), keyLine(data, k))
 		}
 		if len(und) > show {
-			msgs = append(msgs, fmt.Sprintf("and %d more unknown keys", len(und)-show))
+			col.add(fmt.Errorf("and %d more unknown keys", len(und)-show), keyLine(data, und[show]))
 		}
-		return nil, errors.New(strings.Join(msgs, "; "))
+		return nil, col.err()
 	}
-	return &c, c.check(data)
+	c.defined = definedKeys(md)
+	c.check(data, &col)
+	if err := col.err(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// definedKeys lists the keys written in the file, with [[plugin]] keys
+// numbered by their table ("plugin.1.concurrency"), so that a value written
+// as 0 is told apart from one not given.
+func definedKeys(md toml.MetaData) map[string]bool {
+	out := map[string]bool{}
+	plugin := -1
+	for _, k := range md.Keys() {
+		if len(k) == 1 && k[0] == "plugin" {
+			plugin++
+			continue
+		}
+		if len(k) == 2 && k[0] == "plugin" {
+			out[fmt.Sprintf("plugin.%d.%s", plugin, k[1])] = true
+			continue
+		}
+		out[k.String()] = true
+	}
+	return out
 }
 
 // clipKey shortens a key for a message: a key can be as long as the file.
@@ -241,63 +286,90 @@ func keyLine(data []byte, k toml.Key) int {
 	return 0
 }
 
-func (c *Config) check(data []byte) error {
+// check adds every problem of the decoded config to col, each with its
+// line.
+func (c *Config) check(data []byte, col *collector) {
+	loc := locate(data)
 	names := map[string]bool{}
 	for i, p := range c.Plugins {
 		where := fmt.Sprintf("[[plugin]] #%d", i+1)
 		if p.Name != "" {
 			where = fmt.Sprintf("[[plugin]] %q", p.Name)
 		}
+		at := func(key string) int { return loc.line("plugin", i, key) }
 		if p.Path == "" {
-			return fmt.Errorf("%s: path is required", where)
+			col.add(fmt.Errorf("%s: path is required", where), at(""))
 		}
-		if err := checkLimits(data, where, "plugin", i, p.Timeout, p.Memory, p.MaxOutput, p.Concurrency); err != nil {
-			return err
-		}
+		col.add(checkLimits(data, where, "plugin", i, p.Timeout, p.Memory, p.MaxOutput, p.Concurrency,
+			c.defined[fmt.Sprintf("plugin.%d.concurrency", i)]), at(""))
 		if p.SHA256 != "" && !regexp.MustCompile(`^[0-9a-fA-F]{64}$`).MatchString(p.SHA256) {
-			return fmt.Errorf("%s: sha256 must be 64 hex digits", where)
+			col.add(fmt.Errorf("%s: sha256 must be 64 hex digits", where), at("sha256"))
 		}
-		if err := checkSource(where, p); err != nil {
-			return err
+		if p.Path != "" {
+			col.add(checkSource(where, p), at("path"))
 		}
-		if err := checkTaskModes(data, where, i, p.Tasks); err != nil {
-			return err
+		col.add(p.Trust.check(data, where, "plugin", i), at(""))
+		col.add(checkTaskModes(data, where, i, p.Tasks), at("tasks"))
+		if p.NetMaxResponse.err != nil {
+			col.add(fmt.Errorf("%s: net_max_response: %v", where, p.NetMaxResponse.err), at("net_max_response"))
 		}
-		if p.NetMaxResponse.err != nil || p.NetMaxRequests < 0 {
-			return fmt.Errorf("%s: net_max_response or net_max_requests: %v", where, errors.Join(p.NetMaxResponse.err, errors.New("must be positive")))
+		if p.NetMaxRequests < 0 {
+			col.add(fmt.Errorf("%s: net_max_requests: %d must be positive", where, p.NetMaxRequests), at("net_max_requests"))
 		}
 		for j, g := range p.FS {
 			if g.Path == "" {
-				return fmt.Errorf("%s: [[plugin.fs]] #%d: path is required", where, j+1)
+				col.add(fmt.Errorf("%s: [[plugin.fs]] #%d: path is required", where, j+1), loc.line("plugin", i, "fs", j))
 			}
 			if g.Mode != "" && g.Mode != "ro" && g.Mode != "rw" {
-				return fmt.Errorf("%s: [[plugin.fs]] %q: mode must be \"ro\" or \"rw\", not %q", where, g.Path, g.Mode)
+				col.add(fmt.Errorf("%s: [[plugin.fs]] %q: mode must be \"ro\" or \"rw\", not %q", where, g.Path, g.Mode), loc.line("plugin", i, "fs", j, "mode"))
 			}
 		}
 		if p.Name != "" {
 			if names[p.Name] {
-				return fmt.Errorf("%s: two plugins are named %q", where, p.Name)
+				col.add(fmt.Errorf("%s: two plugins are named %q", where, p.Name), at("name"))
 			}
 			names[p.Name] = true
 		}
+		c.Plugins[i].line = at("path")
 	}
-	if c.Server.MaxSessions < 0 || c.Server.MaxConnections < 0 {
-		return errors.New("[server] max_sessions and max_connections must be positive")
+	if c.defined["server.max_sessions"] {
+		col.add(prefixed("[server] max_sessions", CheckMaxSessions(c.Server.MaxSessions)), loc.line("server", "max_sessions"))
 	}
-	if err := c.Server.checkAccess(); err != nil {
-		return err
+	if c.defined["server.session_timeout"] && c.Server.SessionTimeout.err == nil {
+		col.add(prefixed("[server] session_timeout", CheckSessionTimeout(c.Server.SessionTimeout.Duration)), loc.line("server", "session_timeout"))
 	}
-	if err := c.Server.Tracing.check(data); err != nil {
-		return err
+	if c.Server.MaxConnections < 0 {
+		col.add(fmt.Errorf("[server] max_connections: %d must be positive", c.Server.MaxConnections), loc.line("server", "max_connections"))
 	}
-	if err := c.Server.Tasks.check(data); err != nil {
-		return err
-	}
-	if err := c.Sources.check(); err != nil {
-		return err
-	}
-	if err := checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput, c.Defaults.Concurrency); err != nil {
-		return err
-	}
-	return checkValues(data, reflect.ValueOf(*c), nil, "", false)
+	col.add(c.Server.checkAccess(), firstLine(loc, "server.auth.oauth", "server.auth", "server.limits", "server"))
+	col.add(c.Server.Tracing.check(data), loc.line("server", "tracing"))
+	col.add(c.Server.Tasks.check(data), loc.line("server", "tasks"))
+	col.add(c.Server.Policy.check(), loc.line("server", "policy"))
+	col.add(c.Sources.check(), loc.line("sources"))
+	col.add(c.Defaults.Trust.check(data, "[defaults]", "defaults", 0), loc.line("defaults"))
+	col.add(checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput,
+		c.Defaults.Concurrency, c.defined["defaults.concurrency"]), loc.line("defaults"))
+	checkValues(data, loc, reflect.ValueOf(*c), nil, nil, col)
 }
+
+// prefixed is err with what it is about in front, or nil.
+func prefixed(what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+// firstLine is the line of the first of tables (dotted paths) written.
+func firstLine(loc *locator, tables ...string) int {
+	for _, t := range tables {
+		if n := loc.lines[t]; n > 0 {
+			return n
+		}
+	}
+	return 0
+}
+
+// Line is the line of a [[plugin]] table's path (or of the table), for
+// messages about the plugin it names; 0 for a table not read from a file.
+func (p Plugin) Line() int { return p.line }

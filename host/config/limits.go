@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -73,22 +74,44 @@ func CheckBudget(n uint64) error {
 	return nil
 }
 
+// CheckMaxSessions refuses a session cap below 1 (--max-sessions and
+// [server] max_sessions alike; not given, the server's default applies).
+func CheckMaxSessions(n int) error {
+	if n < 1 {
+		return fmt.Errorf("%d is out of range: the most live sessions must be at least 1", n)
+	}
+	return nil
+}
+
+// CheckSessionTimeout refuses an idle-session expiry that is not positive
+// (--session-timeout and [server] session_timeout alike).
+func CheckSessionTimeout(d time.Duration) error {
+	if d <= 0 {
+		return fmt.Errorf("%v is out of range: a session timeout must be more than 0", d)
+	}
+	return nil
+}
+
 // checkLimits checks the limits of one table ([defaults] or a [[plugin]]):
-// every value given must parse and be in range. where names the table for
-// messages; table and index locate it in data, for the line number.
-func checkLimits(data []byte, where, table string, index int, timeout Duration, memory, maxOutput Size, concurrency int) error {
-	fail := func(key string, err error) error {
+// every value given must parse and be in range, with the same checks as
+// the flags (concurrency = 0 is refused as --concurrency 0 is: concSet says
+// the key was written). where names the table for messages; table and
+// index locate it in data, for the line number. Every problem is returned,
+// joined.
+func checkLimits(data []byte, where, table string, index int, timeout Duration, memory, maxOutput Size, concurrency int, concSet bool) error {
+	var errs []error
+	fail := func(key string, err error) {
 		if line := valueLine(data, table, index, key); line > 0 {
-			return fmt.Errorf("line %d: %s: %s: %v", line, where, key, err)
+			errs = append(errs, fmt.Errorf("line %d: %s: %s: %v", line, where, key, err))
+			return
 		}
-		return fmt.Errorf("%s: %s: %v", where, key, err)
+		errs = append(errs, fmt.Errorf("%s: %s: %v", where, key, err))
 	}
 	if timeout.set {
 		if timeout.err != nil {
-			return fail("timeout", timeout.err)
-		}
-		if err := CheckTimeout(timeout.Duration); err != nil {
-			return fail("timeout", err)
+			fail("timeout", timeout.err)
+		} else if err := CheckTimeout(timeout.Duration); err != nil {
+			fail("timeout", err)
 		}
 	}
 	for _, s := range []struct {
@@ -100,18 +123,17 @@ func checkLimits(data []byte, where, table string, index int, timeout Duration, 
 			continue
 		}
 		if s.v.err != nil {
-			return fail(s.key, s.v.err)
-		}
-		if err := s.check(s.v.Bytes); err != nil {
-			return fail(s.key, err)
+			fail(s.key, s.v.err)
+		} else if err := s.check(s.v.Bytes); err != nil {
+			fail(s.key, err)
 		}
 	}
-	if concurrency != 0 { // 0: not set
+	if concurrency != 0 || concSet {
 		if err := CheckConcurrency(concurrency); err != nil {
-			return fail("concurrency", err)
+			fail("concurrency", err)
 		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 var (

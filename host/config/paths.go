@@ -8,7 +8,7 @@ import (
 // resolvePaths makes every relative path the config names relative to the
 // config file's folder, once, as Load reads the file: plugin files, their
 // folders and secret files, keys and trusted roots, the store, the tokens
-// file, the audit log and the state key file. Everything after Load reads
+// file, the audit log, the state key file and the policy files and schema. Everything after Load reads
 // them as they are. A config parsed without a file (Parse) keeps its paths as
 // written, relative to the working folder. Not paths: an oci:// or https://
 // plugin source, and "-" (the audit log on stdout).
@@ -43,6 +43,10 @@ func (c *Config) resolvePaths() {
 		j(&c.Server.Audit.File)
 	}
 	j(&c.Server.StateKeyFile)
+	for k := range c.Server.Policy.Files {
+		j(&c.Server.Policy.Files[k])
+	}
+	j(&c.Server.Policy.Schema)
 }
 
 // remote reports whether a plugin path is a source to fetch (package

@@ -12,22 +12,23 @@ import (
 // that did not parse, or durations below zero, wherever they are: the
 // checks written for particular tables run first, with their own messages,
 // and this one makes sure no other key is silently taken as its default.
-// The error names the key (and its line, outside arrays of tables).
-func checkValues(data []byte, v reflect.Value, key toml.Key, where string, inArray bool) error {
+// Each problem names the key and its line; path is the key's locator path
+// (array entries numbered).
+func checkValues(data []byte, loc *locator, v reflect.Value, key toml.Key, path []any, col *collector) {
 	switch x := v.Interface().(type) {
 	case Duration:
 		switch {
 		case x.err != nil:
-			return valueError(data, key, where, inArray, x.err)
+			col.addNew(fmt.Errorf("%s: %v", key, x.err), valueLineAt(data, loc, key, path))
 		case x.Duration < 0:
-			return valueError(data, key, where, inArray, fmt.Errorf("%s is negative", x.Duration))
+			col.addNew(fmt.Errorf("%s: %s is negative", key, x.Duration), valueLineAt(data, loc, key, path))
 		}
-		return nil
+		return
 	case Size:
 		if x.err != nil {
-			return valueError(data, key, where, inArray, x.err)
+			col.addNew(fmt.Errorf("%s: %v", key, x.err), valueLineAt(data, loc, key, path))
 		}
-		return nil
+		return
 	}
 	switch v.Kind() {
 	case reflect.Struct:
@@ -37,46 +38,39 @@ func checkValues(data []byte, v reflect.Value, key toml.Key, where string, inArr
 			if !f.IsExported() {
 				continue
 			}
-			k := key
+			k, p := key, path
 			if !f.Anonymous {
 				name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
 				if name == "" || name == "-" {
 					continue
 				}
 				k = append(append(toml.Key(nil), key...), name)
+				p = append(append([]any(nil), path...), name)
 			}
-			if err := checkValues(data, v.Field(i), k, where, inArray); err != nil {
-				return err
-			}
+			checkValues(data, loc, v.Field(i), k, p, col)
 		}
 	case reflect.Slice, reflect.Array:
 		for i := 0; i < v.Len(); i++ {
-			w := fmt.Sprintf("%s #%d", key, i+1)
-			if err := checkValues(data, v.Index(i), key, w, true); err != nil {
-				return err
-			}
+			checkValues(data, loc, v.Index(i), key, append(append([]any(nil), path...), i), col)
 		}
 	case reflect.Map:
 		for _, mk := range v.MapKeys() {
-			k := append(append(toml.Key(nil), key...), fmt.Sprint(mk.Interface()))
-			if err := checkValues(data, v.MapIndex(mk), k, where, inArray); err != nil {
-				return err
-			}
+			name := fmt.Sprint(mk.Interface())
+			k := append(append(toml.Key(nil), key...), name)
+			checkValues(data, loc, v.MapIndex(mk), k, append(append([]any(nil), path...), name), col)
 		}
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
-			return checkValues(data, v.Elem(), key, where, inArray)
+			checkValues(data, loc, v.Elem(), key, path, col)
 		}
 	}
-	return nil
 }
 
-func valueError(data []byte, key toml.Key, where string, inArray bool, err error) error {
-	if inArray {
-		return fmt.Errorf("%s: %s: %v", where, key[len(key)-1], err)
+// valueLineAt is the line of a value: by its path with array entries
+// numbered, else by a scan for its key.
+func valueLineAt(data []byte, loc *locator, key toml.Key, path []any) int {
+	if n := loc.line(path...); n > 0 {
+		return n
 	}
-	if line := keyLine(data, key); line > 0 {
-		return fmt.Errorf("line %d: %s: %v", line, key, err)
-	}
-	return fmt.Errorf("%s: %v", key, err)
+	return keyLine(data, key)
 }

@@ -55,6 +55,10 @@ type Policy struct {
 	ReadOnly []string
 	// ReadWrite paths may be read, written, created, renamed and removed.
 	ReadWrite []string
+	// CreateFiles are folders where regular files may be created and
+	// written (an audit log reopened after rotation), never read,
+	// removed, renamed or linked.
+	CreateFiles []string
 	// BindTCP are the only TCP ports the process may listen on.
 	BindTCP []uint16
 	// ConnectTCP are the only TCP ports the process may connect to.
@@ -165,6 +169,11 @@ func (p Policy) Lacks(next Policy) []string {
 			out = append(out, "write "+path)
 		}
 	}
+	for _, path := range next.CreateFiles {
+		if !covered(p.ReadWrite, path) && !covered(p.CreateFiles, path) {
+			out = append(out, "create files in "+path)
+		}
+	}
 	for _, path := range next.ReadOnly {
 		if !covered(p.ReadWrite, path) && !covered(p.ReadOnly, path) {
 			out = append(out, "read "+path)
@@ -194,7 +203,7 @@ func (p Policy) Lacks(next Policy) []string {
 // Allows reports whether path is inside one of p's rules (for writing when
 // write is true).
 func (p Policy) Allows(path string, write bool) bool {
-	if covered(p.ReadWrite, path) {
+	if covered(p.ReadWrite, path) || (write && covered(p.CreateFiles, path)) {
 		return true
 	}
 	return !write && covered(p.ReadOnly, path)

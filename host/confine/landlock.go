@@ -20,6 +20,8 @@ const (
 	rwFile = roFile | ll.AccessFSWriteFile | ll.AccessFSTruncate
 	rwDir  = roDir | rwFile | ll.AccessFSRemoveDir | ll.AccessFSRemoveFile | ll.AccessFSMakeDir |
 		ll.AccessFSMakeReg | ll.AccessFSMakeSym | ll.AccessFSRefer
+	// createDir lets files be created in a folder and written, not read.
+	createDir = ll.AccessFSMakeReg | ll.AccessFSWriteFile
 
 	// handledFS is every file right go-landlock knows; the best-effort
 	// config drops those the kernel does not.
@@ -44,6 +46,10 @@ var runtimeReadOnly = []string{
 	// the metrics' process collector, the listen backlog
 	"/proc/stat", "/proc/sys/net/core/somaxconn",
 }
+
+// RuntimePaths are the paths the Go runtime reads after start, which every
+// confined process may read (beside the policy's own).
+func RuntimePaths() []string { return append([]string(nil), runtimeReadOnly...) }
 
 // withRuntime adds to p what the Go runtime needs: the paths above, the
 // TLS roots named by SSL_CERT_FILE and SSL_CERT_DIR, the process's own
@@ -127,6 +133,9 @@ func pathRules(p Policy) ([]landlock.Rule, error) {
 		return nil, err
 	}
 	if err := add(p.ReadWrite, rwFile, rwDir); err != nil {
+		return nil, err
+	}
+	if err := add(p.CreateFiles, ll.AccessFSWriteFile, createDir); err != nil {
 		return nil, err
 	}
 	return rules, nil

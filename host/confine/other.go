@@ -13,6 +13,9 @@ func restrictLandlock(p Policy, abi int) error { return errNotLinux }
 func loadSeccomp(p Policy) error               { return errNotLinux }
 func (p Policy) withRuntime() Policy           { return p }
 
+// RuntimePaths is empty: nothing is confined off Linux.
+func RuntimePaths() []string { return nil }
+
 // ChildMain returns at once: the confinement check is Linux only.
 func ChildMain() {}
 

@@ -9,8 +9,10 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/secrets"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
+	"github.com/mcpwasm/mcpwasm/host/trust"
 )
 
 // Catalog is the one owner of the loaded plugins. It alone loads, ranks,
@@ -28,6 +30,12 @@ type Catalog struct {
 	deadline time.Duration  // how long one load may take
 	lost     func(string)   // told of each plugin that did not load (/readyz, metrics)
 	running  sync.WaitGroup // every load and retirement under way
+	vet      *trust.Vetter  // what of a plugin's declarations is served; nil serves all
+	known    *secrets.Known // the secrets no answer carries; nil: none
+	// baseSecrets are the server's own secrets (setSecrets adds the
+	// plugins'); settings are each plugin's trust settings, by name.
+	baseSecrets []string
+	settings    sync.Map
 }
 
 // CatalogOptions configure a Catalog.
@@ -38,13 +46,21 @@ type CatalogOptions struct {
 	LoadTimeout time.Duration
 	// Lost, if set, is told the name of each plugin that did not load.
 	Lost func(name string)
+	// Trust, if set, decides which declarations are served (holds,
+	// hidden text); nil serves every declaration.
+	Trust *trust.Vetter
+	// Known, if set, holds the secrets redacted from every answer; the
+	// catalog adds the plugins' to ServerSecrets at each load and reload.
+	Known         *secrets.Known
+	ServerSecrets []string
 }
 
 // NewCatalog returns an empty catalog over rt, with its registry and the
 // server that serves it. The server re-reads a plugin's lists through the
 // catalog when the plugin says they changed.
 func NewCatalog(rt *plugin.Runtime, o CatalogOptions) *Catalog {
-	c := &Catalog{rt: rt, reg: registry.New(), logger: o.Server.Logger, deadline: o.LoadTimeout, lost: o.Lost}
+	c := &Catalog{rt: rt, reg: registry.New(), logger: o.Server.Logger, deadline: o.LoadTimeout, lost: o.Lost, vet: o.Trust,
+		known: o.Known, baseSecrets: o.ServerSecrets}
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
@@ -52,6 +68,12 @@ func NewCatalog(rt *plugin.Runtime, o CatalogOptions) *Catalog {
 		c.deadline = 60 * time.Second
 	}
 	o.Server.ListsChanged = c.refresh
+	if o.Server.Results == nil {
+		o.Server.Results = c.resultPolicy
+	}
+	if c.vet != nil {
+		o.Server.Held = c.held
+	}
 	c.srv = server.New(c.reg, o.Server)
 	return c
 }
@@ -151,7 +173,7 @@ func (c *Catalog) loadVersion(ctx context.Context, s Spec) (*plugin.Plugin, *reg
 	if err != nil {
 		return nil, nil, c.late(lctx, err)
 	}
-	e, err := registry.Read(lctx, p, registry.AddOptions{Unprefixed: s.Unprefixed})
+	e, err := registry.Read(lctx, p, c.addOptions(s, c.serves(s.Config.Name)))
 	if err == nil {
 		err = p.Compile(lctx)
 	}
@@ -207,6 +229,9 @@ func (c *Catalog) swapIn(cur *plugin.Plugin, e *registry.Entry, opts registry.Ad
 // remove withdraws p and retires it. It returns the plugins a go-sdk
 // refusal withdrew on the way (served again by p's leaving, then refused).
 func (c *Catalog) remove(p *plugin.Plugin) []registry.Refusal {
+	if c.vet != nil {
+		c.vet.Forget(p.Name())
+	}
 	ch := c.reg.Remove(p)
 	others, _ := c.publish(ch, nil, nil)
 	c.tell(ch, nil, true)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/config"
@@ -44,6 +45,8 @@ func (c ServeChecks) run(ctx context.Context, cfg *config.Config) (problems []er
 		}
 		if err := checkListenAddr(a.addr); err != nil {
 			problems = append(problems, fmt.Errorf("%s %q: %v", a.flag, a.addr, err))
+		} else if err := tryListen(a.addr); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s %q: %v", a.flag, a.addr, err))
 		}
 	}
 	if _, err := stateKey(c.KeyFile, cfg.Server.StateKeyFile, quiet); err != nil {
@@ -88,6 +91,26 @@ func checkListenAddr(addr string) error {
 		}
 	}
 	return nil
+}
+
+// tryListen binds addr as serve would (an empty host is 127.0.0.1) and
+// lets go at once. A failure is a warning, not an error: an operator often
+// validates the config of a server that is running, whose address is
+// taken by design, and validate may run on another machine than serve (an
+// address that is not on this one, a port this user may not bind).
+func tryListen(addr string) error {
+	host, port, _ := net.SplitHostPort(addr)
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err == nil {
+		return ln.Close()
+	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return errors.New("the address is in use: serve cannot start while something else listens there (expected if it is this config's running server)")
+	}
+	return fmt.Errorf("serve could not listen here: %v", err)
 }
 
 // checkAuditLog checks that the audit log serve would append to can be

@@ -65,20 +65,26 @@ func confinePolicy(in confineInputs) confine.Policy {
 	if in.cfg.File != "" {
 		ro(filepath.Dir(in.cfg.File))
 	}
+	// A plugin file's folder, not the file, for the same reason: a deploy
+	// renames a new file over the old one (fileFolders).
 	for _, a := range in.args {
 		if !source.IsRemote(a) {
-			ro(a)
+			ro(fileFolders(a)...)
 		}
 	}
 	ro(in.roots...)
 	ro(in.cfg.Server.Roots...)
+	// The policy files' folders, read again at each reload (policy.go).
+	for f := range policyFiles(in.cfg) {
+		ro(filepath.Dir(f))
+	}
 	ro(in.cfg.Server.StateKeyFile, in.cfg.Server.Auth.TokensFile, in.cfg.Sources.TrustedRoot)
 	for _, k := range in.cfg.Sources.Keys {
 		ro(k)
 	}
 	for _, s := range in.specs {
 		if s.Config.Source != "" && !source.IsRemote(s.Config.Source) && !isBuiltin(s.Config.Source) {
-			ro(s.Config.Source)
+			ro(fileFolders(s.Config.Source)...)
 		}
 		for _, g := range s.Config.Grants {
 			if g.ReadOnly {
@@ -112,6 +118,21 @@ func confinePolicy(in confineInputs) confine.Policy {
 	for _, pl := range in.cfg.Plugins {
 		remote = remote || source.IsRemote(pl.Path)
 	}
+	// The lock file records the declarations of a plugin first served
+	// under trust = "tofu" (a plugin added by a reload included).
+	pins := false
+	for _, sp := range in.specs {
+		pins = pins || sp.Trust.Trust == "tofu"
+	}
+	if pins && !remote {
+		if in.cfg.File != "" {
+			rw(source.LockFor(in.cfg.File))
+		} else if dir := in.storeDir; dir != "" {
+			rw(dir)
+		} else {
+			rw(store.DefaultDir())
+		}
+	}
 	if remote {
 		dir := in.storeDir
 		if dir == "" {
@@ -135,6 +156,9 @@ func confinePolicy(in confineInputs) confine.Policy {
 	}
 	if in.audit != "" && in.audit != "-" {
 		rw(in.audit)
+		if dir, shared := auditFolder(in.audit, p.ReadOnly); shared == "" {
+			p.CreateFiles = append(p.CreateFiles, dir) // reopened after rotation (ops.reopen)
+		}
 	}
 	if o := in.cfg.Server.Auth.OAuth; o != nil {
 		connectURL(o.JWKSURL, connect)
@@ -171,6 +195,23 @@ func confinePolicy(in confineInputs) confine.Policy {
 		p.ConnectTCP = append(p.ConnectTCP, port)
 	}
 	return p
+}
+
+// auditFolder is the audit log's folder, where the file is created again
+// after rotation: under confinement that needs the right to create and
+// write files there, which covers every file in the folder. It is not
+// given when the folder holds a path the server reads (readOnly, the
+// runtime's files: the config, a plugin, a secret, /etc): shared names the
+// first such path, and the audit log then cannot be reopened after
+// rotation (the server keeps writing to the file it has open).
+func auditFolder(audit string, readOnly []string) (dir, shared string) {
+	dir = filepath.Dir(absPath(audit))
+	for _, ro := range append(append([]string(nil), readOnly...), confine.RuntimePaths()...) {
+		if ro == dir || strings.HasPrefix(ro, strings.TrimSuffix(dir, "/")+"/") {
+			return dir, ro
+		}
+	}
+	return dir, ""
 }
 
 // addGrantPorts adds the ports a [[plugin.net]] grant may reach: its
@@ -214,6 +255,23 @@ func connectURL(raw string, connect func(int)) {
 		return
 	}
 	connect(443)
+}
+
+// fileFolders is what a read-only rule for path covers so that path stays
+// readable after it is replaced by rename: a folder is itself; a file is
+// its folder and, when path is a link, the folder of its target too (a
+// Landlock rule is on an inode: a rule on the file would follow the old
+// one). A ConfigMap's NAME -> ..data/NAME link resolves below the same
+// folder, so a swap of ..data stays inside the rule.
+func fileFolders(path string) []string {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return []string{path}
+	}
+	out := []string{filepath.Dir(absPath(path))}
+	if target, err := filepath.EvalSymlinks(path); err == nil && filepath.Dir(target) != out[0] {
+		out = append(out, filepath.Dir(target))
+	}
+	return out
 }
 
 func isBuiltin(src string) bool { return len(src) > 9 && src[:9] == "built-in " }

@@ -73,6 +73,14 @@ schemes = ["http"]
 	if want := []uint16{8080, 9090}; !slices.Equal(p.BindTCP, want) {
 		t.Errorf("BindTCP = %v, want %v", p.BindTCP, want)
 	}
+	// Policy files elsewhere: their folder stays readable for reloads.
+	polDir := t.TempDir()
+	pc := *cfg
+	pc.Server.Policy.Files = []string{filepath.Join(polDir, "p.cedar")}
+	pp := confinePolicy(confineInputs{cfg: &pc, cacheDir: "off"})
+	if !pp.Allows(filepath.Join(polDir, "new.cedar"), false) || pp.Allows(filepath.Join(polDir, "new.cedar"), true) {
+		t.Error("the policy folder is not readable, or writable, under confinement")
+	}
 	// A trace collector: its port, and DNS.
 	traced := confinePolicy(confineInputs{cfg: &config.Config{}, cacheDir: "off", traces: "http://collector:4318/v1/traces"})
 	if slices.Sort(traced.ConnectTCP); !slices.Equal(traced.ConnectTCP, []uint16{53, 4318}) {

@@ -50,6 +50,8 @@ type Fetcher struct {
 	once    sync.Once
 	res     *source.Resolver
 	err     error
+	lockMu  sync.Mutex
+	lock    *source.Lock // opened once, by Lock or the resolver
 	mu      sync.Mutex
 	results map[string]*source.Result // by source, for pull and inspect
 }
@@ -74,22 +76,59 @@ func (f *Fetcher) resolver() (*source.Resolver, error) {
 			f.err = err
 			return
 		}
-		lockPath := filepath.Join(st.Dir(), source.LockName)
-		if f.cfgFile != "" {
-			lockPath = source.LockFor(f.cfgFile)
-		}
-		lock, err := source.OpenLock(lockPath)
+		lock, err := f.openLock(st.Dir())
 		if err != nil {
 			f.err = err
 			return
-		}
-		if f.DryRun {
-			lock.DryRun()
 		}
 		f.res, f.err = source.New(source.Options{Store: st, Lock: lock, Offline: f.rf.Offline, Update: f.Update,
 			MaxSize: int64(f.sources.MaxSize.Bytes), Timeout: f.sources.Timeout.Duration, Progress: f.Progress, Logger: f.logger})
 	})
 	return f.res, f.err
+}
+
+// Lock is the lock file: mcpwasm.lock beside the config, or in the plugin
+// store without one. It holds the tags' pins and the declarations approved
+// (host/trust). It is opened once, and shared with the resolver; under
+// DryRun it records nothing.
+func (f *Fetcher) Lock() (*source.Lock, error) {
+	if f.cfgFile != "" {
+		return f.openLock("")
+	}
+	dir := f.rf.StoreDir
+	if dir == "" {
+		dir = f.sources.Store
+	}
+	if dir == "" {
+		dir = store.DefaultDir()
+	}
+	st, err := store.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return f.openLock(st.Dir())
+}
+
+// openLock opens the lock file once: beside the config, else in storeDir.
+func (f *Fetcher) openLock(storeDir string) (*source.Lock, error) {
+	f.lockMu.Lock()
+	defer f.lockMu.Unlock()
+	if f.lock != nil {
+		return f.lock, nil
+	}
+	path := filepath.Join(storeDir, source.LockName)
+	if f.cfgFile != "" {
+		path = source.LockFor(f.cfgFile)
+	}
+	lock, err := source.OpenLock(path)
+	if err != nil {
+		return nil, err
+	}
+	if f.DryRun {
+		lock.DryRun()
+	}
+	f.lock = lock
+	return lock, nil
 }
 
 // policy is the signature policy for a plugin: its own verify and keys,

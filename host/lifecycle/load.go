@@ -66,7 +66,7 @@ func (c *Catalog) Load(ctx context.Context, specs []Spec) {
 				c.failed(ctx, dctx, s, err)
 				return
 			}
-			ch, err := c.reg.AddRanked(dctx, p, registry.AddOptions{Unprefixed: s.Unprefixed}, rank)
+			ch, err := c.reg.AddRanked(dctx, p, c.addOptions(s, false), rank)
 			if err != nil {
 				c.failed(ctx, dctx, s, err)
 				p.Close(context.Background())

@@ -103,7 +103,7 @@ func (c *Catalog) loadRanked(ctx context.Context, specs []Spec, deadline time.Du
 			}
 		}
 		if err == nil {
-			if _, err = c.reg.AddRanked(ctx, p, registry.AddOptions{Unprefixed: s.Unprefixed}, rank); err != nil {
+			if _, err = c.reg.AddRanked(ctx, p, c.addOptions(s, false), rank); err != nil {
 				p.Close(context.Background())
 			}
 		}
@@ -138,12 +138,16 @@ type ValidateOptions struct {
 	// Confine applies serve's confinement first, then tries what a
 	// compromised process would.
 	Confine bool
+	// ConfigPath is --config, for the approving command validate names.
+	ConfigPath string
 }
 
 // Validate checks a config and the plugins it and the arguments name,
 // the way serve would load them — read, pinned, preflighted, compiled,
 // probed, their lists read and checked, collisions resolved — and what
-// serve checks before serving (ServeChecks), without serving. It prints
+// serve checks before serving (ServeChecks), and the [server.policy]
+// policies against the schema generated for the plugins loaded, without
+// serving. It prints
 // one line per plugin served and returns 0, or names every problem on
 // stderr and returns 1 (2 for a usage error).
 func Validate(o ValidateOptions, stdout, stderr io.Writer) int {
@@ -196,6 +200,15 @@ func Validate(o ValidateOptions, stdout, stderr io.Writer) int {
 	}
 	for _, p := range c.reg.Plugins() {
 		fmt.Fprintln(stdout, summary(c.reg, p))
+	}
+	for _, w := range trustWarnings(c, specs, fetch, o.ConfigPath, o.Args) {
+		fmt.Fprintln(stderr, "mcpwasm validate: warning:", w)
+	}
+	if n, against, err := checkPolicy(cfg, c.reg); err != nil {
+		fail(err)
+		bad++
+	} else if n > 0 {
+		fmt.Fprintf(stdout, "ok  %d policies match %s\n", n, against)
 	}
 	if bad > 0 {
 		fmt.Fprintf(stderr, "mcpwasm validate: %d problem(s); %d plugin(s) would serve\n", bad, len(c.reg.Plugins()))

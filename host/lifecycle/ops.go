@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
@@ -31,8 +30,8 @@ type OpsOptions struct {
 type ops struct {
 	admin     string // the admin listener's address, or ""
 	audit     *audit.Log
-	file      io.Closer // the audit file, if one was opened
-	auditPath string    // its path, or "" or "-"
+	file      *audit.File // the audit file, if one was opened
+	auditPath string      // its path, or "" or "-"
 	metrics   *metrics.Metrics
 	traces    *tracing.Provider // nil when tracing is off
 }
@@ -55,7 +54,7 @@ func newOps(f OpsOptions, cfg *config.Config, stderr io.Writer) (*ops, error) {
 	case "-":
 		w = stderr
 	default:
-		file, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		file, err := audit.OpenFile(path)
 		if err != nil {
 			return nil, fmt.Errorf("audit log: %w", err)
 		}
@@ -110,12 +109,12 @@ func (o *ops) serveAdmin(ctx context.Context, srv *server.Server, logger *slog.L
 
 // startTracing starts exporting traces if [server.tracing] or the OTEL_*
 // variables say so.
-func (o *ops) startTracing(cfg *config.Config, version string, logger *slog.Logger) error {
+func (o *ops) startTracing(cfg *config.Config, version string, logger *slog.Logger, redact func(string) string) error {
 	t := cfg.Server.Tracing
 	var err error
 	o.traces, err = tracing.Setup(tracing.Config{Enabled: t.Enabled, Endpoint: t.Endpoint, Protocol: t.Protocol,
 		ServiceName: t.ServiceName, Sampler: t.Sampler, SamplerArg: t.SamplerArg, QueueSize: t.QueueSize,
-		Timeout: t.Timeout.Duration, Version: version, Logger: logger})
+		Timeout: t.Timeout.Duration, Version: version, Logger: logger, Redact: redact})
 	return err
 }
 
@@ -132,6 +131,20 @@ func (o *ops) close() {
 	if o.file != nil {
 		o.file.Close()
 	}
+}
+
+// reopen opens the audit log file again, by name, after a rotation moved
+// it away (SIGHUP): lines written from now on go to the new file. On
+// failure the file open until now stays in use, and the log says why.
+func (o *ops) reopen(logger *slog.Logger) {
+	if o.file == nil {
+		return
+	}
+	if err := o.file.Reopen(); err != nil {
+		logger.Error("audit log not reopened: lines still go to the file open before", "file", o.file.Path(), "err", err)
+		return
+	}
+	logger.Info("audit log reopened", "file", o.file.Path())
 }
 
 // lost counts a plugin that did not load in the metrics.

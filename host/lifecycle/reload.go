@@ -4,10 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/policy"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
@@ -53,6 +53,10 @@ type reloader struct {
 	fetch    *Fetcher       // oci:// and https:// plugins
 	hup      chan os.Signal // SIGHUP, once listen was called
 	walls    *confineInputs // what the confinement in force derives from; nil when off
+	onHUP    func()         // run first on SIGHUP (the audit log is reopened), or nil
+	// setPolicy puts a policy set in force (policy.go); nil: none kept.
+	setPolicy func(*policy.Set)
+	lockFile  string // the lock file whose approvals the plugins are served under, or ""
 
 	mu       sync.Mutex // one reload at a time
 	cfg      *config.Config
@@ -60,6 +64,11 @@ type reloader struct {
 	failed   map[string]string         // key -> identity of the version that failed last
 	problems map[string]bool           // source problems reported, each once while it lasts
 	said     map[string]bool           // "restart needed" reported (confine.go)
+	// running is the config the process started with: what restart-only
+	// settings are compared with (settings.go); pending are those that
+	// differ from it, as last reported.
+	running *config.Config
+	pending map[string]bool
 }
 
 // servedVersion is one loaded plugin and what it was loaded from.
@@ -99,7 +108,7 @@ func identity(s Spec) string {
 	}
 	sort.Strings(grants)
 	c.Grants = nil
-	fmt.Fprintf(h, "\x00%#v\x00%q\x00%v", c, grants, s.Unprefixed) // fmt prints maps sorted
+	fmt.Fprintf(h, "\x00%#v\x00%q\x00%v\x00%#v", c, grants, s.Unprefixed, s.Trust) // fmt prints maps sorted
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -142,6 +151,7 @@ func (r *reloader) reloadConfig(ctx context.Context, why string) {
 			return
 		}
 		cfg = c
+		r.reloadPolicy(cfg, why)
 	}
 	all := func(string) bool { return true }
 	ctx, span := tracing.Start(ctx, "plugin.reload", tracing.KeyReloadCause, why)
@@ -151,9 +161,7 @@ func (r *reloader) reloadConfig(ctx context.Context, why string) {
 		r.c.logger.Error("config not reloaded; the previous one stays in force", "trigger", why, "err", err)
 		return
 	}
-	for _, k := range restartOnly(r.cfg, cfg) {
-		r.c.logger.Warn("config setting changed: it takes effect at the next start, not on reload", "setting", k)
-	}
+	r.pendingSettings(cfg)
 	r.cfg = cfg
 	r.c.logger.Info("config reloaded", "trigger", why, "file", r.cfgPath, "plugins", len(r.current))
 }
@@ -186,15 +194,20 @@ func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched fu
 		return err
 	}
 	specs, problems := collectWith(r.args, cfg, base, r.noPrefix, r.grants.open, r.fetch)
-	r.report(problems)
+	r.c.setSecrets(specs) // the plugins' secrets as read now
 	r.restartNeeded(cfg, specs, problems)
 	want := map[string]bool{}
 	ks := keys(specs)
 	for _, k := range ks {
 		want[k] = true
 	}
+	// A served plugin whose file could not be read (it exists: the process
+	// may not open it, a link loop) keeps serving: a failed reload never
+	// withdraws a version (keeping).
+	kept := r.keeping(problems)
+	r.report(problems, kept)
 	for k, v := range r.current {
-		if !want[k] {
+		if !want[k] && kept[v.spec.Config.Source] == nil {
 			r.remove(k, v)
 		}
 	}
@@ -214,7 +227,7 @@ func (r *reloader) reconcile(ctx context.Context, cfg *config.Config, touched fu
 			break
 		}
 		s, id := specs[i], identity(specs[i])
-		if v := r.current[k]; v != nil && v.id == id {
+		if v := r.current[k]; v != nil && v.id == id && !(r.c.pending(v.p) && touched(s.Config.Source)) {
 			delete(r.failed, k) // the file went back to the version that serves
 			continue
 		}
@@ -243,14 +256,45 @@ type version struct {
 	err error
 }
 
-// report logs each source problem (a missing file, a folder without .wasm
-// files, a granted folder that does not exist) once while it lasts.
-func (r *reloader) report(problems []error) {
+// keeping maps the source of each served plugin that an unreadable
+// source covers to that problem: those versions keep serving.
+func (r *reloader) keeping(problems []error) map[string]*sourceError {
+	kept := map[string]*sourceError{}
+	for _, p := range problems {
+		var se *sourceError
+		if !errors.As(p, &se) || !se.unreadable() {
+			continue
+		}
+		for _, v := range r.current {
+			if src := v.spec.Config.Source; se.covers(src) {
+				kept[src] = se
+			}
+		}
+	}
+	return kept
+}
+
+// report logs each source problem (a missing file, a folder without
+// .wasm files, a granted folder that does not exist, a file it cannot
+// read) once while it lasts; one that leaves a served version serving
+// (kept) says so, naming the plugin.
+func (r *reloader) report(problems []error, kept map[string]*sourceError) {
 	now := map[string]bool{}
 	for _, p := range problems {
 		msg := p.Error()
 		now[msg] = true
-		if !r.problems[msg] {
+		if r.problems[msg] {
+			continue
+		}
+		served := false
+		for _, v := range r.current {
+			if se := kept[v.spec.Config.Source]; se != nil && se.Error() == msg {
+				served = true
+				r.c.logger.Error("plugin not reloaded: the previous version keeps serving", "plugin", v.p.Name(),
+					"source", v.spec.Config.Source, "err", msg)
+			}
+		}
+		if !served {
 			r.c.logger.Error("plugin not loaded", "err", msg)
 		}
 	}
@@ -280,7 +324,7 @@ func (r *reloader) apply(ctx context.Context, v version) {
 	}
 	if err == nil {
 		var refused []registry.Refusal
-		refused, err = r.c.swapIn(curPlugin, e, registry.AddOptions{Unprefixed: s.Unprefixed})
+		refused, err = r.c.swapIn(curPlugin, e, r.c.addOptions(s, curPlugin != nil))
 		r.withdrawn(refused)
 	}
 	if err != nil {
@@ -301,10 +345,10 @@ func (r *reloader) apply(ctx context.Context, v version) {
 	r.warnFeatures(p, s.Config.Source)
 	if cur != nil {
 		r.c.retire(cur.p)
-		r.c.logger.Info("plugin reloaded", "plugin", p.Name(), "source", s.Config.Source, "sha256", id[:12])
+		r.c.logger.Info("plugin reloaded", "plugin", p.Name(), "source", s.Config.Source, "sha256", p.SHA256())
 		return
 	}
-	r.c.logger.Info("plugin added", "plugin", p.Name(), "source", s.Config.Source)
+	r.c.logger.Info("plugin added", "plugin", p.Name(), "source", s.Config.Source, "sha256", p.SHA256())
 }
 
 // withdrawn records the plugins go-sdk refused while a change was
@@ -346,79 +390,4 @@ func (r *reloader) warnFeatures(p *plugin.Plugin, source string) {
 		r.c.logger.Warn("plugin completes arguments, but no plugin did at start: completion/complete is served after a restart",
 			"plugin", p.Name(), "source", source)
 	}
-}
-
-// restartOnly names the settings that differ between two configs and that
-// a reload does not apply. A reload applies the [[plugin]] tables (paths,
-// limits, guest config, grants, pins, prefixes), [defaults] and [server]
-// roots; everything else (the listen address, stateless, HTTP bounds,
-// auth, the name, the cache folder, and any table this code does not know)
-// is read once, at start. Fields are compared by reflection so a setting
-// added later is covered without a change here.
-func restartOnly(old, cur *config.Config) []string {
-	var out []string
-	ov, cv := reflect.ValueOf(*old), reflect.ValueOf(*cur)
-	t := ov.Type()
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag := strings.Split(f.Tag.Get("toml"), ",")[0]
-		switch tag {
-		case "-", "defaults", "plugin":
-			continue
-		case "server":
-			st := f.Type
-			for j := 0; j < st.NumField(); j++ {
-				sf := st.Field(j)
-				stag := strings.Split(sf.Tag.Get("toml"), ",")[0]
-				if stag == "roots" || stag == "-" || !sf.IsExported() {
-					continue
-				}
-				if !reflect.DeepEqual(ov.Field(i).Field(j).Interface(), cv.Field(i).Field(j).Interface()) {
-					out = append(out, "[server] "+stag)
-				}
-			}
-			continue
-		}
-		if f.IsExported() && !reflect.DeepEqual(ov.Field(i).Interface(), cv.Field(i).Interface()) {
-			out = append(out, "["+tag+"]")
-		}
-	}
-	return out
-}
-
-// grantCache opens each granted folder once and hands out the same handle
-// after: a reload reading the config again neither reopens (nor leaks) the
-// folders granted before, and plugins that keep a grant keep its handle. A
-// folder granted anew is opened, and so checked, at the reload that grants
-// it. Handles are kept for the process's life: at most one per folder ever
-// granted.
-type grantCache struct {
-	mu sync.Mutex
-	m  map[string]plugin.Grant
-}
-
-func (g *grantCache) open(path string, readOnly bool) (plugin.Grant, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	k := fmt.Sprintf("%v:%s", readOnly, absPath(path))
-	if gr, ok := g.m[k]; ok {
-		return gr, nil
-	}
-	gr, err := plugin.OpenGrant(path, readOnly)
-	if err != nil {
-		return gr, err
-	}
-	if g.m == nil {
-		g.m = map[string]plugin.Grant{}
-	}
-	g.m[k] = gr
-	return gr, nil
-}
-
-// absPath is path made absolute and clean (as is, if that fails).
-func absPath(path string) string {
-	if a, err := filepath.Abs(path); err == nil {
-		return a
-	}
-	return filepath.Clean(path)
 }

@@ -17,12 +17,14 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/confine"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/secrets"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 )
@@ -67,6 +69,9 @@ type ServeOptions struct {
 	TaskStore string
 	// Confine is the confinement mode.
 	Confine confine.Mode
+	// Trust, if set, replaces every plugin's trust setting (--trust; "off"
+	// for a plugin author's development run).
+	Trust string
 	// BenchNativeEcho also serves native_echo (mcpwasm-bench).
 	BenchNativeEcho bool
 	// Version is the server's version, told to clients and traces.
@@ -98,13 +103,16 @@ func IsUsage(err error) bool {
 // all.
 func Serve(ctx context.Context, o ServeOptions) error {
 	usage := func(err error) error { return &UsageError{err} }
-	cfg, logger := o.Config, o.Logger
+	// No known secret reaches the log (host/secrets): the secrets are
+	// set once read, below.
+	known := &secrets.Known{}
+	cfg, logger := o.Config, redactingLogger(o.Logger, known)
 	op, err := newOps(o.Ops, cfg, o.Stderr)
 	if err != nil {
 		return usage(err)
 	}
 	defer op.close()
-	if err := op.startTracing(cfg, o.Version, logger); err != nil {
+	if err := op.startTracing(cfg, o.Version, logger, func(s string) string { s, _ = known.Redact(s); return s }); err != nil {
 		return usage(err)
 	}
 	base, err := o.Limits.Defaults(cfg)
@@ -138,11 +146,26 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	if err != nil {
 		return usage(err)
 	}
+	pol, err := LoadPolicy(cfg)
+	if err != nil {
+		return usage(err)
+	}
 	features := Features(specs)
-	cat := NewCatalog(rt, CatalogOptions{LoadTimeout: o.LoadTimeout, Lost: op.lost, Server: server.Options{
-		Name: cfg.Server.Name, Version: o.Version, Logger: logger, StateKey: key, Features: features,
-		Audit: op.audit, ListTTL: o.ListTTL, Tasks: taskOpts}})
+	if !trustFlagValid(o.Trust) {
+		return usage(fmt.Errorf("--trust %q: want tofu, pin or off", o.Trust))
+	}
+	vet, lockFile := newVetter(o.Trust, o.ConfigPath, o.Args, fetch, op.audit, logger)
+	op.audit.Redact(func(s string) string { s, _ = known.Redact(s); return s })
+	cat := NewCatalog(rt, CatalogOptions{LoadTimeout: o.LoadTimeout, Lost: op.lost, Trust: vet,
+		Known: known, ServerSecrets: serverSecrets(cfg, key, taskStoreAddr(cfg, o.TaskStore)), Server: server.Options{
+			Name: cfg.Server.Name, Version: o.Version, Logger: logger, StateKey: key, Features: features,
+			Audit: op.audit, PolicyFacts: signatureFacts(fetch), ListTTL: o.ListTTL, Tasks: taskOpts}})
 	srv := cat.Server()
+	srv.SetPolicy(pol)
+	if pol != nil {
+		logger.Info("policies in force", "policies", pol.Len(), "files", strings.Join(pol.Files(), ", "))
+	}
+	cat.setSecrets(specs)
 	op.start(srv, rt)
 	if o.BenchNativeEcho {
 		srv.AddNativeEcho()
@@ -162,15 +185,23 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	walls := confineInputs{cfg: cfg, args: o.Args, specs: specs, roots: o.Roots, cacheDir: o.Limits.CacheDir,
 		storeDir: o.Remote.StoreDir, audit: op.auditPath, traces: op.traces.Endpoint(), listen: []string{o.HTTP, op.admin},
 		tasks: taskStoreAddr(cfg, o.TaskStore)}
-	if _, err := applyConfinement(o.Confine, confinePolicy(walls), logger); err != nil {
+	policy := confinePolicy(walls)
+	if _, err := applyConfinement(o.Confine, policy, logger); err != nil {
 		return usage(err)
+	}
+	if op.file != nil && o.Confine != confine.Off {
+		if _, shared := auditFolder(op.auditPath, policy.ReadOnly); shared != "" {
+			logger.Warn("audit log: its folder holds a path the server reads, so under confinement the file cannot be created again after rotation (SIGHUP keeps the open file); give the audit log a folder of its own",
+				"file", op.auditPath, "reads", shared)
+		}
 	}
 
 	loadCtx, cancelLoad := context.WithCancel(ctx)
 	defer cancelLoad()
 	// Then the reloader follows the files and SIGHUP (watch.go, reload.go).
 	rl := &reloader{c: cat, args: o.Args, cfgPath: o.ConfigPath, cfg: cfg, lf: &o.Limits, roots: o.Roots,
-		noPrefix: o.NoPrefix, features: features, grants: grants, fetch: fetch, walls: walls.ifOn(o.Confine)}
+		noPrefix: o.NoPrefix, features: features, grants: grants, fetch: fetch, walls: walls.ifOn(o.Confine),
+		onHUP: func() { op.reopen(logger) }, setPolicy: srv.SetPolicy, lockFile: lockFile}
 	var w *watcher
 	rl.listen()
 	if o.Watch {

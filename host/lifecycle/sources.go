@@ -1,7 +1,9 @@
 package lifecycle
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -43,6 +45,12 @@ type Spec struct {
 	Config plugin.Config
 	// Unprefixed exposes the plugin's names as declared.
 	Unprefixed bool
+	// Trust is the plugin's trust settings, [defaults]' under its own
+	// (config.Trust.Resolve).
+	Trust config.Trust
+	// Secrets are the values of its [plugin.config] keys read from the
+	// environment or a file: never to reach a client, a log or a trace.
+	Secrets []string
 }
 
 // Defaults merges the flags over the config file's [defaults]; flags win. Every
@@ -138,7 +146,7 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 	for _, p := range c.Plugins {
 		s, err := configSpec(c, p, base, open, f)
 		if err != nil {
-			problems = append(problems, err)
+			problems = append(problems, &sourceError{Source: configPath(c, p.Path), Err: err})
 			continue
 		}
 		specs = append(specs, s)
@@ -147,36 +155,92 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 		if source.IsRemote(a) {
 			cfg, err := remoteArg(f, a, base)
 			if err != nil {
-				problems = append(problems, err)
+				problems = append(problems, &sourceError{Source: a, Err: err})
 				continue
 			}
-			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix})
+			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix, Trust: c.Defaults.Trust.Resolve(config.Trust{})})
 			continue
 		}
 		files, err := wasmFiles(a)
 		if err != nil {
-			problems = append(problems, err)
+			problems = append(problems, &sourceError{Source: a, Err: err})
 			continue
 		}
 		for _, f := range files {
 			data, err := os.ReadFile(f)
 			if err != nil {
-				problems = append(problems, err)
+				problems = append(problems, &sourceError{Source: f, Err: err})
 				continue
 			}
 			cfg := base
 			cfg.Name, cfg.Source, cfg.Wasm = NameFromFile(f), f, data
-			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix})
+			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix, Trust: c.Defaults.Trust.Resolve(config.Trust{})})
 		}
 	}
 	if len(c.Plugins) == 0 && len(args) == 0 {
 		for _, b := range builtin.Plugins() {
 			cfg := base
 			cfg.Name, cfg.Source, cfg.Wasm = b.Name, "built-in "+b.File, b.Wasm
-			specs = append(specs, Spec{Config: cfg})
+			// The built-in plugins come with the binary, and change with
+			// it: nothing to pin (hidden text is still refused).
+			tr := c.Defaults.Trust.Resolve(config.Trust{})
+			tr.Trust = "off"
+			specs = append(specs, Spec{Config: cfg, Trust: tr})
 		}
 	}
 	return specs, problems
+}
+
+// sourceError is a plugin source that could not be read: Source is the
+// file, folder or remote source as a Spec would name it (a [[plugin]]
+// path made relative to the config's folder), Err why.
+type sourceError struct {
+	Source string
+	Err    error
+}
+
+// Error is Err's message: it already names the source.
+func (e *sourceError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *sourceError) Unwrap() error { return e.Err }
+
+// unreadable reports whether the plugin's own file or folder exists but
+// could not be read (the process may not open it, a link loop, an I/O
+// error): a failed reload, which leaves the version serving in service.
+// A source that is gone (removed, a folder left without .wasm files), or
+// that the config now refuses (a key or secret it cannot read, a
+// signature policy, a bad table), is withdrawn: those fail closed.
+func (e *sourceError) unreadable() bool {
+	var pe *fs.PathError
+	if !errors.As(e.Err, &pe) || errors.Is(e.Err, fs.ErrNotExist) {
+		return false
+	}
+	return e.covers(pe.Path) || pe.Path == e.Source
+}
+
+// covers reports whether a plugin loaded from src came from this source:
+// the same file, or a file in this folder.
+func (e *sourceError) covers(src string) bool {
+	return src == e.Source || filepath.Dir(src) == filepath.Clean(e.Source)
+}
+
+// configPath is where a [[plugin]] path points: a local path is relative
+// to the config's folder; a remote source is itself.
+func configPath(c *config.Config, path string) string {
+	if source.IsRemote(path) || filepath.IsAbs(path) || c.File == "" {
+		return path
+	}
+	return filepath.Join(filepath.Dir(c.File), path)
+}
+
+// where names a [[plugin]] table for a message: the config file and the
+// line of its path.
+func where(c *config.Config, p config.Plugin) string {
+	if p.Line() > 0 {
+		return fmt.Sprintf("%s: line %d", c.File, p.Line())
+	}
+	return c.File
 }
 
 // configSpec turns one [[plugin]] table into a spec.
@@ -185,7 +249,7 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 	for _, g := range p.FS {
 		gr, err := open(g.Path, g.Mode != "rw")
 		if err != nil {
-			return Spec{}, fmt.Errorf("%s: [[plugin]] %q: [[plugin.fs]] %q: %w", c.File, p.Path, g.Path, err)
+			return Spec{}, fmt.Errorf("%s: [[plugin]] %q: [[plugin.fs]] %q: %w", where(c, p), p.Path, g.Path, err)
 		}
 		grants = AddGrant(grants, gr)
 	}
@@ -194,21 +258,21 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 	var err error
 	if source.IsRemote(path) {
 		if data, err = f.Wasm(path, &p); err != nil {
-			return Spec{}, fmt.Errorf("%s: [[plugin]] %w", c.File, err)
+			return Spec{}, fmt.Errorf("%s: [[plugin]] %w", where(c, p), err)
 		}
 	} else {
 		if data, err = os.ReadFile(path); err != nil {
-			return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+			return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", where(c, p), p.Path, err)
 		}
 	}
 	guest, err := p.Resolve()
 	if err != nil {
-		return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+		return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", where(c, p), p.Path, err)
 	}
 	cfg := base
 	cfg.Name, cfg.Source, cfg.Wasm, cfg.SHA256, cfg.GuestConfig = p.Name, path, data, p.SHA256, guest
 	if cfg.Network, err = netOptions(p); err != nil {
-		return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", c.File, p.Path, err)
+		return Spec{}, fmt.Errorf("%s: [[plugin]] %q: %w", where(c, p), p.Path, err)
 	}
 	if cfg.Name == "" {
 		cfg.Name = NameFromFile(path)
@@ -227,8 +291,17 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 	}
 	cfg.Grants = grants
 	cfg.TaskModes = p.Tasks
-	return Spec{Config: cfg, Unprefixed: p.Prefix != nil && !*p.Prefix}, nil
+	var secret []string
+	for k, v := range p.Config {
+		if v.Secret() {
+			secret = append(secret, guest[k])
+		}
+	}
+	return Spec{Config: cfg, Unprefixed: p.Prefix != nil && !*p.Prefix, Trust: p.Trust.Resolve(c.Defaults.Trust), Secrets: secret}, nil
 }
+
+// errNoWasm is a plugin folder without .wasm files.
+var errNoWasm = errors.New("no .wasm files in this folder")
 
 // wasmFiles expands a path: a file is itself, a folder is its *.wasm files.
 func wasmFiles(path string) ([]string, error) {
@@ -251,7 +324,7 @@ func wasmFiles(path string) ([]string, error) {
 	}
 	sort.Strings(out)
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%s: no .wasm files in this folder", path)
+		return nil, fmt.Errorf("%s: %w", path, errNoWasm)
 	}
 	return out, nil
 }

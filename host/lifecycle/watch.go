@@ -35,10 +35,42 @@ const quietPeriod = 300 * time.Millisecond
 type interests struct {
 	dirs  map[string]bool // absolute folders given as arguments
 	files map[string]bool // absolute plugin files given or listed, and the config
+	// targets are what each of files resolved to (through its links)
+	// when last looked at.
+	targets map[string]string
+	// policy are the policy files and schema ([server.policy]): a change
+	// reloads the policies alone.
+	policy map[string]bool
 }
 
 func (in interests) wants(path string) bool {
 	return in.files[path] || (in.dirs[filepath.Dir(path)] && strings.HasSuffix(path, ".wasm"))
+}
+
+// relinked lists the files of interest in path's folder, other than path,
+// that now resolve to another file: an event on a link they go through
+// (a ConfigMap's ..data renamed over) changed them without an event of
+// their own.
+func (in interests) relinked(path string) []string {
+	var out []string
+	for f := range in.files {
+		if f == path || filepath.Dir(f) != filepath.Dir(path) {
+			continue
+		}
+		if now := resolve(f); now != in.targets[f] {
+			in.targets[f] = now
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// resolve is path with its links followed, or path if that fails.
+func resolve(path string) string {
+	if t, err := filepath.EvalSymlinks(path); err == nil {
+		return t
+	}
+	return path
 }
 
 // folders are the folders to watch for these interests.
@@ -56,7 +88,10 @@ func (in interests) folders() map[string]bool {
 // interests lists what the arguments and the config in force name. r.mu
 // must be held (r.cfg).
 func (r *reloader) interests() interests {
-	in := interests{dirs: map[string]bool{}, files: map[string]bool{}}
+	in := interests{dirs: map[string]bool{}, files: map[string]bool{}, targets: map[string]string{}, policy: policyFiles(r.cfg)}
+	for f := range in.policy {
+		in.files[f] = true
+	}
 	for _, a := range r.args {
 		if source.IsRemote(a) {
 			continue // fetched, not watched
@@ -70,11 +105,17 @@ func (r *reloader) interests() interests {
 	if r.cfgPath != "" {
 		in.files[absPath(r.cfgPath)] = true
 	}
+	if r.lockFile != "" {
+		in.files[absPath(r.lockFile)] = true // approvals (mcpwasm trust)
+	}
 	for _, p := range r.cfg.Plugins {
 		if source.IsRemote(p.Path) {
 			continue
 		}
 		in.files[absPath(p.Path)] = true
+	}
+	for f := range in.files {
+		in.targets[f] = resolve(f)
 	}
 	return in
 }
@@ -165,6 +206,9 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 		case <-ctx.Done():
 			return
 		case <-r.hup:
+			if r.onHUP != nil {
+				r.onHUP()
+			}
 			r.c.logger.Info("SIGHUP: reloading the config and plugins")
 			r.reloadConfig(ctx, "SIGHUP")
 			in = r.refollow(w)
@@ -174,8 +218,13 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 				events = nil
 				continue
 			}
-			if path := absPath(ev.Name); in.wants(path) {
+			path := absPath(ev.Name)
+			if in.wants(path) {
 				pending[path] = true
+				timer.Reset(quietPeriod)
+			}
+			for _, f := range in.relinked(path) {
+				pending[f] = true
 				timer.Reset(quietPeriod)
 			}
 			continue
@@ -205,10 +254,27 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 		if len(settled) == 0 {
 			continue
 		}
-		if settled[cfgFile] {
-			r.reloadConfig(ctx, "config file changed")
-		} else {
-			r.rescan(ctx, settled)
+		policyChanged := false
+		for f := range settled {
+			if in.policy[f] {
+				policyChanged = true
+				delete(settled, f)
+			}
+		}
+		switch {
+		case settled[cfgFile]:
+			r.reloadConfig(ctx, "config file changed") // reads the policies too
+		case r.lockFile != "" && settled[absPath(r.lockFile)]:
+			r.approvals(ctx)
+		default:
+			if policyChanged {
+				r.mu.Lock()
+				r.reloadPolicy(r.cfg, "policy file changed")
+				r.mu.Unlock()
+			}
+			if len(settled) > 0 {
+				r.rescan(ctx, settled)
+			}
 		}
 		in = r.refollow(w)
 	}

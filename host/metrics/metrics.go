@@ -1,8 +1,8 @@
 // Package metrics exposes mcpwasm's Prometheus metrics: calls by plugin,
 // tool and outcome, their durations, the sandbox's load (guest memory
 // against the budget, calls in flight and waiting), plugin load failures,
-// denials, open sessions and, with tracing on, trace spans exported and
-// lost.
+// denials, policy decisions, open sessions and, with tracing on, trace
+// spans exported and lost.
 //
 // Data flows one way into it. Calls and denials arrive as audit events
 // (Observe is an audit.Log observer, so whatever records a denial — the
@@ -52,6 +52,8 @@ type Metrics struct {
 	duration     *prometheus.HistogramVec
 	loadFailures *prometheus.CounterVec
 	denials      *prometheus.CounterVec
+	decisions    *prometheus.CounterVec
+	trust        *prometheus.CounterVec
 }
 
 // New creates the metrics and registers them, with the Go runtime's and
@@ -76,11 +78,25 @@ func New(o Options) *Metrics {
 			Namespace: Namespace, Name: "denials_total",
 			Help: "Requests and guest operations refused, by kind: auth, rate_limit, fs (a filesystem escape), net.",
 		}, []string{"kind"}),
+		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "policy_decisions_total",
+			Help: "Decisions of the Cedar policies ([server.policy]) on calls, reads, gets and completions, by decision: allow, deny.",
+		}, []string{"decision"}),
+		trust: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: Namespace, Name: "trust_events_total",
+			Help: "What a plugin tells the model, by event: hold (a changed or new declaration not served), approval (declarations recorded), refusal (hidden text, a confusable name), redaction (secrets replaced in a result), block (a result refused for a credential), strip (hidden characters removed from a result).",
+		}, []string{"event"}),
 	}
 	for _, k := range []string{audit.DenyAuth, audit.DenyRateLimit, audit.DenyFS, audit.DenyNet} {
 		m.denials.WithLabelValues(k) // present at 0 from the start
 	}
-	m.reg.MustRegister(m.calls, m.duration, m.loadFailures, m.denials,
+	for _, d := range []string{audit.DecisionAllow, audit.DecisionDeny} {
+		m.decisions.WithLabelValues(d)
+	}
+	for _, k := range []string{"hold", "approval", "refusal", "redaction", "block", "strip"} {
+		m.trust.WithLabelValues(k)
+	}
+	m.reg.MustRegister(m.calls, m.duration, m.loadFailures, m.denials, m.decisions, m.trust,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if o.Sandbox != nil {
 		m.reg.MustRegister(sandboxCollector(o.Sandbox))
@@ -104,7 +120,8 @@ func New(o Options) *Metrics {
 }
 
 // Observe counts an audit event: a call by plugin, method, tool and
-// outcome, with its duration; a denial by kind. Register it with
+// outcome, with its duration; a denial by kind; a policy decision by
+// decision. Register it with
 // audit.Log.Observe.
 func (m *Metrics) Observe(e audit.Event) {
 	switch e.Kind {
@@ -120,6 +137,16 @@ func (m *Metrics) Observe(e audit.Event) {
 		m.duration.WithLabelValues(e.Plugin, e.Method, name).Observe(e.DurationMs / 1000)
 	case audit.KindDenial:
 		m.denials.WithLabelValues(e.Denial).Inc()
+	case audit.KindPolicy:
+		if e.Decision == audit.DecisionAllow || e.Decision == audit.DecisionDeny {
+			m.decisions.WithLabelValues(e.Decision).Inc()
+		}
+	case audit.KindTrust:
+		n := 1
+		if c, ok := e.Attrs["count"].(int); ok && c > 0 {
+			n = c
+		}
+		m.trust.WithLabelValues(e.Outcome).Add(float64(n))
 	}
 }
 

@@ -32,6 +32,11 @@ func TestMetricsPage(t *testing.T) {
 	log.Record(audit.Event{Kind: audit.KindCall, Plugin: "p", Method: "tools/call", Tool: "p_spin", Outcome: "timeout", DurationMs: 300})
 	log.Record(audit.Event{Kind: audit.KindCall, Method: "tools/call", Tool: "nobody_serves_this", Outcome: "error"})
 	log.Record(audit.Event{Kind: audit.KindDenial, Denial: audit.DenyRateLimit})
+	log.Record(audit.Event{Kind: audit.KindPolicy, Decision: audit.DecisionDeny, Policies: []string{"p1"}})
+	log.Record(audit.Event{Kind: audit.KindPolicy, Decision: audit.DecisionAllow})
+	log.Record(audit.Event{Kind: audit.KindPolicy, Decision: audit.DecisionAllow})
+	log.Record(audit.Event{Kind: audit.KindTrust, Outcome: "hold", Plugin: "p", Tool: "p_echo"})
+	log.Record(audit.Event{Kind: audit.KindTrust, Outcome: "redaction", Plugin: "p", Tool: "p_echo", Attrs: map[string]any{"count": 3}})
 	m.LoadFailed("broken")
 
 	hs := httptest.NewServer(m.Handler())
@@ -51,6 +56,11 @@ func TestMetricsPage(t *testing.T) {
 		{"mcpwasm_plugin_load_failures_total", map[string]string{"plugin": "broken"}, 1},
 		{"mcpwasm_denials_total", map[string]string{"kind": "rate_limit"}, 1},
 		{"mcpwasm_denials_total", map[string]string{"kind": "auth"}, 0},
+		{"mcpwasm_policy_decisions_total", map[string]string{"decision": "allow"}, 2},
+		{"mcpwasm_policy_decisions_total", map[string]string{"decision": "deny"}, 1},
+		{"mcpwasm_trust_events_total", map[string]string{"event": "hold"}, 1},
+		{"mcpwasm_trust_events_total", map[string]string{"event": "redaction"}, 3},
+		{"mcpwasm_trust_events_total", map[string]string{"event": "approval"}, 0},
 		{"mcpwasm_guest_memory_bytes", nil, 3 << 20},
 		{"mcpwasm_guest_memory_budget_bytes", nil, 1 << 30},
 		{"mcpwasm_calls_in_flight", nil, 4},

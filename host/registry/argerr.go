@@ -2,7 +2,9 @@ package registry
 
 import (
 	"fmt"
+	"math/big"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -102,6 +104,9 @@ func typeIn(v any, want []string) bool {
 }
 
 var (
+	// numericBound is jsonschema-go's message for a number out of bounds:
+	// the value as a fraction ("9/1"), the bound in %f ("6.000000").
+	numericBound = regexp.MustCompile(`^(minimum|maximum|exclusiveMinimum|exclusiveMaximum|multipleOf): (-?\d+(?:/\d+)?) is (?:less than or equal to|greater than or equal to|less than|greater than|not a multiple of) (-?\d+(?:\.\d+)?)$`)
 	schemaStep   = regexp.MustCompile(`^validating ([^:]*): `)
 	propertyStep = regexp.MustCompile(`/properties/([^/]+)`)
 )
@@ -120,6 +125,7 @@ func rewriteSchemaError(err error) string {
 		loc, msg = m[1], msg[len(m[0]):]
 	}
 	msg = strings.ReplaceAll(msg, "<invalid reflect.Value>", "null")
+	msg = rewriteBound(msg)
 	msg = strings.Replace(msg, "required: missing properties:", "missing required arguments", 1)
 	msg = strings.Replace(msg, "unexpected additional properties", "unexpected arguments", 1)
 	if loc == "" || loc == "root" {
@@ -142,4 +148,40 @@ func rewriteSchemaError(err error) string {
 		return fmt.Sprintf("at %s: %s", loc, msg)
 	}
 	return fmt.Sprintf("argument %q: %s", name, msg)
+}
+
+// rewriteBound writes a numeric bound's message as a person would: "9 is
+// greater than the maximum 6", not "maximum: 9/1 is greater than 6.000000".
+// Other messages are returned as they are.
+func rewriteBound(msg string) string {
+	m := numericBound.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	v, b := decimal(m[2]), decimal(m[3])
+	switch m[1] {
+	case "minimum":
+		return fmt.Sprintf("%s is less than the minimum %s", v, b)
+	case "maximum":
+		return fmt.Sprintf("%s is greater than the maximum %s", v, b)
+	case "exclusiveMinimum":
+		return fmt.Sprintf("%s must be greater than %s", v, b)
+	case "exclusiveMaximum":
+		return fmt.Sprintf("%s must be less than %s", v, b)
+	}
+	return fmt.Sprintf("%s is not a multiple of %s", v, b)
+}
+
+// decimal writes a fraction ("9/1", "3/2") or a decimal ("6.000000") the
+// shortest way ("9", "1.5", "6").
+func decimal(s string) string {
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return s
+	}
+	if r.IsInt() {
+		return r.Num().String()
+	}
+	f, _ := r.Float64()
+	return strconv.FormatFloat(f, 'g', -1, 64)
 }

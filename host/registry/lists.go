@@ -31,6 +31,11 @@ func read(ctx context.Context, p *plugin.Plugin, opts AddOptions) (*Entry, error
 	if err := sdkCheck(e); err != nil {
 		return nil, err
 	}
+	if opts.Vet != nil {
+		if e, err = opts.Vet(e, isFresh(ctx)); err != nil {
+			return nil, err
+		}
+	}
 	if !isFresh(ctx) {
 		p.KeepDeclarations()
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/hiddentext"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -19,6 +20,7 @@ type Prompt struct {
 	// Declared is the name the plugin declared.
 	Declared string
 	Plugin   *plugin.Plugin
+	skel     string // the exposed name's TR39 skeleton
 }
 
 func readPrompts(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Prompt, error) {
@@ -46,7 +48,7 @@ func readPrompts(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Pro
 		}
 		seen[declared] = true
 		def.Name = exposed
-		out = append(out, &Prompt{Def: &def, Declared: declared, Plugin: p})
+		out = append(out, &Prompt{Def: &def, Declared: declared, Plugin: p, skel: hiddentext.Skeleton(exposed)})
 	}
 	return out, nil
 }
@@ -69,6 +71,22 @@ func (r *Registry) LookupPrompt(name string) (*Prompt, bool) {
 	defer r.mu.RUnlock()
 	p, ok := r.prompts[name]
 	return p, ok
+}
+
+// MissingArguments names the arguments the prompt declares required that
+// args lacks, in declared order: prompts/get is refused with them before
+// the plugin runs, as a tool's arguments are checked against its schema.
+func (pr *Prompt) MissingArguments(args map[string]string) []string {
+	var out []string
+	for _, a := range pr.Def.Arguments {
+		if a == nil || !a.Required {
+			continue
+		}
+		if _, ok := args[a.Name]; !ok {
+			out = append(out, a.Name)
+		}
+	}
+	return out
 }
 
 // Get runs the plugin's get_prompt. A failure is a Go error (a JSON-RPC

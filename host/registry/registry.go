@@ -95,6 +95,15 @@ type AddOptions struct {
 	// Unprefixed exposes the plugin's tool names as declared, instead of
 	// "<plugin>_<tool>".
 	Unprefixed bool
+	// AllowConfusable serves a tool or prompt whose exposed name looks
+	// like (has the TR39 skeleton of) another plugin's (hidden_text =
+	// "warn"); otherwise that is a collision.
+	AllowConfusable bool
+	// Vet, if set, is given everything the plugin declares, checked, and
+	// returns the part to serve (host/trust: declarations held or
+	// refused are left out), or an error that fails the read. refresh is
+	// set for a list the plugin refreshed at run time.
+	Vet func(e *Entry, refresh bool) (*Entry, error)
 }
 
 // Changes says how one AddRanked or Remove changed the served surface.
@@ -166,7 +175,7 @@ func (r *Registry) recompute() *Changes {
 	ch := &Changes{}
 	for _, c := range r.cands {
 		was := c.served
-		c.err = r.collisions(c.e)
+		c.err = r.collisions(c.e, c.opts)
 		c.served = c.err == nil
 		if c.served {
 			r.insert(c.e)
@@ -256,7 +265,7 @@ func (r *Registry) Refresh(ctx context.Context, p *plugin.Plugin) (old, cur *Ent
 		return nil, nil, fmt.Errorf("plugin %q is not served", p.Name())
 	}
 	old = r.remove(p)
-	if err := r.collisions(e); err != nil {
+	if err := r.collisions(e, opts); err != nil {
 		r.insert(old)
 		return nil, nil, fmt.Errorf("plugin %q: %w", p.Name(), err)
 	}
@@ -279,7 +288,7 @@ func (r *Registry) Restore(p *plugin.Plugin, old *Entry) {
 	c.e = old
 }
 
-func (r *Registry) collisions(e *Entry) error {
+func (r *Registry) collisions(e *Entry, opts AddOptions) error {
 	for _, t := range e.Tools {
 		if prev, ok := r.tools[t.Def.Name]; ok {
 			return fmt.Errorf("tool %q collides with the tool of the same name from plugin %q; set prefix = true on one of them, or rename it",
@@ -289,6 +298,11 @@ func (r *Registry) collisions(e *Entry) error {
 	for _, pr := range e.Prompts {
 		if prev, ok := r.prompts[pr.Def.Name]; ok {
 			return fmt.Errorf("prompt %q collides with the prompt of the same name from plugin %q", pr.Def.Name, prev.Plugin.Name())
+		}
+	}
+	if !opts.AllowConfusable {
+		if err := r.confusable(e); err != nil {
+			return err
 		}
 	}
 	for _, res := range e.Resources {

@@ -71,7 +71,8 @@ func TestGuard(t *testing.T) {
 func TestArgumentError(t *testing.T) {
 	var s jsonschema.Schema
 	json.Unmarshal([]byte(`{"type":"object","required":["n"],"additionalProperties":false,"properties":{
-		"n":{"type":"number","minimum":3},
+		"n":{"type":"number","minimum":3,"maximum":6},
+		"f":{"type":"number","exclusiveMaximum":2.5,"multipleOf":0.5},
 		"o":{"type":"object","properties":{"b":{"type":["string","null"]},"c":{"type":"integer"}}},
 		"xs":{"type":"array","items":{"type":"integer"}},
 		"e":{"enum":["a","b"]}}}`), &s)
@@ -86,7 +87,10 @@ func TestArgumentError(t *testing.T) {
 		{`{"n":4,"o":{"c":1.5}}`, `argument "o.c": got number, want integer`},
 		{`{"n":4,"o":null}`, `argument "o": got null, want object`},
 		{`{"n":4,"xs":[1,"a"]}`, `argument "xs[1]": got string, want integer`},
-		{`{"n":1}`, `argument "n": minimum:`},
+		{`{"n":1}`, `argument "n": 1 is less than the minimum 3`},
+		{`{"n":9}`, `argument "n": 9 is greater than the maximum 6`},
+		{`{"n":4,"f":3.5}`, `argument "f": 3.5 must be less than 2.5`},
+		{`{"n":4,"f":0.75}`, `argument "f": 0.75 is not a multiple of 0.5`},
 		{`{"n":4,"e":"z"}`, `argument "e": enum: z does not equal any of`},
 		{`{}`, `missing required arguments ["n"]`},
 		{`{"n":4,"zz":1}`, `unexpected arguments ["zz"]`},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/hiddentext"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -28,6 +29,7 @@ type Tool struct {
 
 	schema *jsonschema.Resolved
 	legacy bool
+	skel   string // the exposed name's TR39 skeleton
 }
 
 // Lookup returns the tool exposed under name.
@@ -124,5 +126,5 @@ func checkTool(p *plugin.Plugin, raw json.RawMessage, opts AddOptions) (*Tool, e
 	if m, ok := p.Config().TaskModes[declared]; ok && ValidMode(m) {
 		task.Mode = m // the operator's setting
 	}
-	return &Tool{Def: &def, Declared: declared, Plugin: p, schema: resolved, Task: task}, nil
+	return &Tool{Def: &def, Declared: declared, Plugin: p, schema: resolved, Task: task, skel: hiddentext.Skeleton(exposed)}, nil
 }

@@ -77,8 +77,12 @@ func (s *Server) guestPath(next mcp.MethodHandler) mcp.MethodHandler {
 		if s.opts.Audit != nil {
 			ctx = audit.WithLog(ctx, s.opts.Audit)
 		}
+		if err := s.heldError(method, req); err != nil {
+			return nil, err
+		}
 		st := &guestState{}
 		res, err := next(context.WithValue(ctx, guestKey{}, st), method, req)
+		res, err = s.scrub(ctx, ev.Plugin, ev.Tool, res, err)
 		ev.Time = start
 		ev.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 		ev.Outcome = outcome(res, err, &st.record)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/guestmeta"
@@ -17,6 +18,10 @@ import (
 // promptHandler serves prompts/get for pr.
 func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
 	return func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		if missing := pr.MissingArguments(req.Params.Arguments); len(missing) > 0 {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+				Message: fmt.Sprintf("prompt %q: missing required arguments %q", pr.Def.Name, missing)}
+		}
 		args, _ := json.Marshal(req.Params.Arguments)
 		g, err := s.open(ctx, req, openSpec{plugin: pr.Plugin, name: pr.Def.Name, target: promptTarget(pr.Def.Name),
 			args: args, meta: req.Params.Meta, token: req.Params.GetProgressToken(),

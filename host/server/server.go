@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/policy/entity"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/capscache"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/sessiontrim"
@@ -49,6 +50,10 @@ type Options struct {
 	// audit); it is also put in each call's context for the sandbox's
 	// guards. Nil records nothing.
 	Audit *audit.Log
+	// PolicyFacts tells the policies ([server.policy], SetPolicy) what is
+	// known of each plugin beyond the plugin itself: its signature state.
+	// nil: every plugin counts as unsigned.
+	PolicyFacts *entity.Facts
 	// ListTTL is the ttlMs of list results (cache.go); 0, the default, says
 	// a list is stale at once. Bounded by MaxCacheTTL.
 	ListTTL time.Duration
@@ -65,6 +70,13 @@ type Options struct {
 	// the server calls it outside the guest call, coalesced, and keeps
 	// the plugin open meanwhile. Package lifecycle's catalog sets it.
 	ListsChanged func(p *plugin.Plugin)
+	// Results, if set, is the policy for the answers of the plugin named
+	// (scrub.go): known secrets, credentials, hidden characters.
+	Results func(plugin string) ResultPolicy
+	// Held, if set, says why a declaration clients cannot see is held
+	// (host/trust): kind is "tool", "prompt", "resource" or "template".
+	// A request naming it gets that message.
+	Held func(kind, name string) (string, bool)
 }
 
 // Features says which MCP features the server advertises.
@@ -93,6 +105,8 @@ type Server struct {
 	reloads   atomic.Int32 // hot reloads under way (Reloading)
 	stateKey  []byte
 	tasks     *tasks.Manager // nil when tasks are off (tasks.go)
+
+	policies policies // the Cedar policy set in force (policy.go)
 }
 
 // New creates a server. Until Ready is called, tool requests wait, so a
@@ -124,7 +138,8 @@ func New(reg *registry.Registry, opts Options) *Server {
 	if opts.Features.Prompts {
 		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
 	}
-	so := &mcp.ServerOptions{Instructions: opts.Instructions, Logger: logger, Capabilities: caps,
+	sdkLogger := slog.New((&undeliveredLog{logger: logger}).handler(logger.Handler())) // undelivered.go
+	so := &mcp.ServerOptions{Instructions: opts.Instructions, Logger: sdkLogger, Capabilities: caps,
 		RootsListChangedHandler: s.rootsChanged, SetCacheable: s.setCacheable, PageSize: max(opts.PageSize, 0)}
 	if opts.Features.Completions {
 		caps.Completions = &mcp.CompletionCapabilities{}
@@ -135,7 +150,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 	}
 	s.setupTasks(caps)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.trimInitialize, s.noteSessions, s.waitReady, s.guestPath, s.taskGate)
+	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.toolExecution, s.trimInitialize, s.noteSessions, s.waitReady, s.enforcePolicy, s.guestPath, s.taskGate)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	s.serveTasks()
 	return s

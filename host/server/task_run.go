@@ -160,6 +160,9 @@ func (s *Server) runTask(ctx context.Context, spec *taskSpec, answers map[string
 		errors.As(err, &je)
 		return tasks.Outcome{Err: &tasks.Error{Code: je.Code, Message: je.Message, Data: je.Data}}
 	}
+	if r, _ := s.scrub(ctx, t.Plugin.Name(), spec.Tool, res, nil); r != nil {
+		res = r.(*mcp.CallToolResult) // a tool result stays one (scrub.go)
+	}
 	if e := crashed(res); e != nil {
 		return tasks.Outcome{Err: e}
 	}

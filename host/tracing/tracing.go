@@ -81,6 +81,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Env reads a variable; nil means os.Getenv. Tests set it.
 	Env func(string) string
+	// Redact, if set, rewrites every span's text (name, string attributes,
+	// events, status) before export: the server's known secrets are
+	// replaced (host/secrets).
+	Redact func(string) string
 }
 
 // Samplers are the values Sampler and OTEL_TRACES_SAMPLER accept.
@@ -148,6 +152,9 @@ func Setup(c Config) (*Provider, error) {
 	exp, err := newExporter(protocol, endpoint, timeout)
 	if err != nil {
 		return nil, fmt.Errorf("tracing: %w", err)
+	}
+	if c.Redact != nil {
+		exp = redactingExporter{SpanExporter: exp, redact: c.Redact}
 	}
 	sampler, err := c.sampler(env)
 	if err != nil {

@@ -103,6 +103,12 @@ func (g *httpGuard) serveBody(w http.ResponseWriter, r *http.Request) {
 		rpcError(w, http.StatusBadRequest, id, -32602, msg)
 		return
 	}
+	if !g.o.Stateless && r.Header.Get("Mcp-Session-Id") == "" {
+		if method, id := needsSession(body); method != "" {
+			rpcError(w, http.StatusBadRequest, id, -32600, noSessionMessage(method)) // nosession.go
+			return
+		}
+	}
 	opens := !g.o.Stateless && r.Header.Get("Mcp-Session-Id") == "" && hasInitialize(body)
 	if opens {
 		body = sessiontrim.Body(body) // what the session keeps

@@ -109,7 +109,13 @@ func TestHTTPAllowedHosts(t *testing.T) {
 	// refuses every non-loopback Host there), and so is a loopback Host.
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
-	for host, want := range map[string]int{"mcp.example.com": 200, "evil.example": 403, hs.Listener.Addr().String(): 200} {
+	// The list adds to the loopback names, it does not replace them
+	// (docs/config.md, allowed_hosts): localhost stays accepted over
+	// loopback, and only there.
+	if got := serve("localhost"); got != http.StatusForbidden {
+		t.Fatalf("Host localhost on a public bind: %d, want 403", got)
+	}
+	for host, want := range map[string]int{"mcp.example.com": 200, "evil.example": 403, hs.Listener.Addr().String(): 200, "localhost": 200} {
 		req := initRequest(t, hs.URL, "")
 		req.Host = host
 		if resp, body := do(t, req); resp.StatusCode != want {

@@ -16,9 +16,13 @@ import (
 // server's codes middleware), WithCodes for what go-sdk answers before any
 // handler runs.
 
-// CodeCancelled answers a request the client cancelled (LSP's
-// RequestCancelled; JSON-RPC reserves no code for it).
-const CodeCancelled = -32800
+// CodeCancelled answers a request the client cancelled. Neither JSON-RPC
+// nor MCP defines a code for it (MCP asks for no answer at all, which
+// go-sdk does not honour), so it is JSON-RPC's generic implementation-
+// defined server error, in the range 2026-07-28 leaves to SDKs; the
+// message says what happened. (It was LSP's -32800, inside the range
+// JSON-RPC reserves and defines nothing for.)
+const CodeCancelled = -32000
 
 // WithCode returns err as a JSON-RPC error with a non-zero code. Errors
 // that carry one already are returned as they are.

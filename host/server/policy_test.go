@@ -1,0 +1,216 @@
+package server_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcpwasm/mcpwasm/host/audit"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/policy"
+	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func mustPolicy(t testing.TB, text string) *policy.Set {
+	t.Helper()
+	s, err := policy.Parse(policy.Document{Name: "test.cedar", Text: []byte(text)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// policyEvents collects the audit log's policy decisions.
+type policyEvents struct {
+	mu  sync.Mutex
+	all []audit.Event
+}
+
+func (p *policyEvents) log() *audit.Log {
+	l := audit.New(nil, false)
+	l.Observe(func(e audit.Event) {
+		if e.Kind == audit.KindPolicy {
+			p.mu.Lock()
+			p.all = append(p.all, e)
+			p.mu.Unlock()
+		}
+	})
+	return l
+}
+
+func (p *policyEvents) denied(id string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, e := range p.all {
+		if e.Decision == audit.DecisionDeny && slices.Contains(e.Policies, id) && strings.Contains(e.Reason, id) {
+			n++
+		}
+	}
+	return n
+}
+
+func refusedBy(t *testing.T, what string, err error, id string) {
+	t.Helper()
+	var re *jsonrpc.Error
+	if !errors.As(err, &re) || re.Code != server.CodeForbidden || !strings.Contains(re.Message, `"`+id+`"`) {
+		t.Errorf("%s: %v, want %d naming policy %q", what, err, server.CodeForbidden, id)
+	}
+}
+
+const everyMethod = `
+@id("base") permit(principal == User::"stdio", action, resource) when { principal.transport == "stdio" };
+@id("no-mallory") @reason("greet refuses mallory")
+forbid(principal, action == Action::"call_tool", resource == Tool::"greet")
+when { context.arguments has name && context.arguments.name == "mallory" };
+@id("no-text") forbid(principal, action == Action::"read_resource", resource == Resource::"test://static-text");
+@id("no-tmpl") forbid(principal, action, resource) when { resource has template && resource.template == "test://template/{id}/data" };
+@id("no-bad-prompt") forbid(principal, action == Action::"get_prompt", resource == Prompt::"test_prompt_with_arguments")
+when { context.arguments has arg1 && context.arguments.arg1 == "bad" };
+@id("no-complete") forbid(principal, action == Action::"complete", resource in Plugin::"conformance")
+when { context.arguments has arg1 && context.arguments.arg1 == "x" };
+@id("hidden") forbid(principal, action, resource == Tool::"test_simple_text");
+`
+
+// TestPolicyGatesEveryMethod: tools/call (by argument value), resources/read
+// (a resource, and through a template), resources/subscribe, prompts/get
+// (by argument), completion/complete are each refused with CodeForbidden
+// naming the deciding policy, audited with its id; lists leave out what
+// is denied whatever the arguments; lifting the policies serves all again.
+func TestPolicyGatesEveryMethod(t *testing.T) {
+	rec := &policyEvents{}
+	srv, _ := newServerWith(t, false, server.Options{Name: "test", Audit: rec.log()}, plugin.RuntimeOptions{}, loadSpec{name: "conformance"})
+	srv.SetPolicy(mustPolicy(t, everyMethod))
+	cs := connect(t, srv, nil)
+	ctx := context.Background()
+
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "mallory"}})
+	refusedBy(t, "greet mallory", err, "no-mallory")
+	var re *jsonrpc.Error
+	if errors.As(err, &re) && !strings.Contains(re.Message, "greet refuses mallory") {
+		t.Errorf("the message lacks the @reason: %s", re.Message)
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "bob"}}); err != nil || res.IsError {
+		t.Errorf("greet bob: %v %+v", err, res)
+	}
+	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-text"})
+	refusedBy(t, "read static-text", err, "no-text")
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-binary"}); err != nil {
+		t.Errorf("read static-binary: %v", err)
+	}
+	_, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://template/7/data"})
+	refusedBy(t, "read through the template", err, "no-tmpl")
+	old := connectVersion(t, srv, nil, "2025-11-25") // resources/subscribe is the older protocols'
+	err = old.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://static-text"})
+	refusedBy(t, "subscribe static-text", err, "no-text")
+	if err := old.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://static-binary"}); err != nil {
+		t.Errorf("subscribe static-binary: %v", err)
+	}
+	_, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_prompt_with_arguments", Arguments: map[string]string{"arg1": "bad", "arg2": "y"}})
+	refusedBy(t, "prompt arg1=bad", err, "no-bad-prompt")
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_prompt_with_arguments", Arguments: map[string]string{"arg1": "ok", "arg2": "y"}}); err != nil {
+		t.Errorf("prompt arg1=ok: %v", err)
+	}
+	_, err = cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "test_prompt_with_arguments"},
+		Argument: mcp.CompleteParamsArgument{Name: "arg2", Value: "a"}, Context: &mcp.CompleteContext{Arguments: map[string]string{"arg1": "x"}}})
+	refusedBy(t, "complete with arg1=x", err, "no-complete")
+	_, err = cs.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/resource", URI: "test://template/{id}/data"},
+		Argument: mcp.CompleteParamsArgument{Name: "id", Value: "1"}})
+	refusedBy(t, "complete the template", err, "no-tmpl")
+
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range tools.Tools {
+		names = append(names, tl.Name)
+	}
+	if !slices.Contains(names, "greet") || slices.Contains(names, "test_simple_text") {
+		t.Errorf("tools/list: greet (denied for one argument) must stay, test_simple_text (always denied) go: %v", names)
+	}
+	res, _ := cs.ListResources(ctx, nil)
+	for _, r := range res.Resources {
+		if r.URI == "test://static-text" {
+			t.Error("resources/list shows a denied resource")
+		}
+	}
+	tm, _ := cs.ListResourceTemplates(ctx, nil)
+	for _, r := range tm.ResourceTemplates {
+		if r.URITemplate == "test://template/{id}/data" {
+			t.Error("resources/templates/list shows a denied template")
+		}
+	}
+	for _, id := range []string{"no-mallory", "no-text", "no-tmpl", "no-bad-prompt", "no-complete"} {
+		if rec.denied(id) == 0 {
+			t.Errorf("no audited denial by %s", id)
+		}
+	}
+	rec.mu.Lock()
+	allowed := 0
+	for _, e := range rec.all {
+		if e.Decision == audit.DecisionAllow && e.Principal == policy.StdioName && slices.Equal(e.Policies, []string{"base"}) {
+			allowed++
+		}
+	}
+	rec.mu.Unlock()
+	if allowed < 3 {
+		t.Errorf("%d allowed decisions audited with their policy, want the 3 allowed requests", allowed)
+	}
+
+	srv.SetPolicy(nil)
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-text"}); err != nil {
+		t.Errorf("no policy: %v", err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "test_simple_text"}); err != nil {
+		t.Errorf("no policy: %v", err)
+	}
+}
+
+// TestPolicyDefaultDeny: a set that permits nothing the request matches
+// refuses it, saying so; a forbid that cannot be evaluated refuses it
+// too, naming the failing policy.
+func TestPolicyDefaultDeny(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
+	cs := connect(t, srv, nil)
+	ctx := context.Background()
+	srv.SetPolicy(mustPolicy(t, `@id("alice") permit(principal == User::"alice", action, resource);`))
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "x"}})
+	var re *jsonrpc.Error
+	if !errors.As(err, &re) || re.Code != server.CodeForbidden || !strings.Contains(re.Message, "no policy permits call_tool") {
+		t.Fatalf("default deny: %v", err)
+	}
+	srv.SetPolicy(mustPolicy(t, `@id("base") permit(principal, action, resource);
+@id("limit") forbid(principal, action, resource) when { context.arguments.n > 3 };`))
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "x"}})
+	refusedBy(t, "failing forbid", err, "limit")
+}
+
+// BenchmarkPolicyCall: a Wasm echo call over the in-memory transport with
+// no policy, and with 100 policies (each matching on the tool, the
+// principal or the arguments), for the cost a decision adds to a call.
+func BenchmarkPolicyCall(b *testing.B) {
+	var text strings.Builder
+	text.WriteString(`@id("base") permit(principal, action, resource);` + "\n")
+	for i := 0; i < 99; i++ {
+		fmt.Fprintf(&text, "@id(\"p%d\") forbid(principal == User::\"u%d\", action == Action::\"call_tool\", resource) unless { context.arguments has text && context.arguments.text like \"*%d*\" };\n", i, i, i)
+	}
+	set := mustPolicy(b, text.String())
+	for _, c := range []struct {
+		name string
+		set  *policy.Set
+	}{{"none", nil}, {"100-policies", set}} {
+		b.Run(c.name, func(b *testing.B) {
+			srv, _ := newServer(b, false, loadSpec{name: "echo"})
+			srv.SetPolicy(c.set)
+			cs := connectVersion(b, srv, nil, "2025-11-25")
+			benchCall(b, cs, "echo")
+		})
+	}
+}
