@@ -11,20 +11,18 @@ import (
 	"strings"
 	"time"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
+	"github.com/mcpwasm/mcpwasm/host/plugin/internal/hostenv"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/experimental"
 )
 
-// MaxInput is the largest input a call accepts: what fits in the Extism
-// kernel's memory beyond the 1 MiB the kernel keeps for itself, with a page
-// to spare. Larger inputs are refused before the guest runs (the kernel
-// would otherwise hand the guest an empty input without saying so).
+// MaxInput is the largest input a call accepts: what fits in the kernel's
+// memory beyond its initial 1 MiB, with a page to spare. Larger inputs
+// are refused before the guest runs.
 func (p *Plugin) MaxInput() int {
-	return int(p.cfg.MemoryLimit) - (kernelMinPages+1)*pageSize
+	return int(p.cfg.MemoryLimit) - (hostenv.MinPages+1)*pageSize
 }
 
 // CallOptions are what one call brings beside its export and input.
@@ -75,7 +73,7 @@ func (p *Plugin) InvokeWith(ctx context.Context, export string, input []byte, co
 }
 
 // invoke is InvokeWith on the given code.
-func (p *Plugin) invoke(ctx context.Context, code *extism.CompiledPlugin, export string, input []byte, co CallOptions) (out []byte, cerr *Error) {
+func (p *Plugin) invoke(ctx context.Context, code *compiled, export string, input []byte, co CallOptions) (out []byte, cerr *Error) {
 	ctx, span := tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
 	var o outcome
 	defer func() {
@@ -134,14 +132,14 @@ func (p *Plugin) invoke(ctx context.Context, code *extism.CompiledPlugin, export
 
 // run instantiates, calls and discards one instance, its memories drawn
 // from res.
-func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export string, input []byte, res *memalloc.Reservation, co CallOptions) (out []byte, o outcome) {
+func (p *Plugin) run(ctx context.Context, code *compiled, export string, input []byte, res *memalloc.Reservation, co CallOptions) (out []byte, o outcome) {
 	o.timeoutMs = p.Limit(co).Milliseconds()
 	o.memLimit = p.cfg.MemoryLimit
 	stdout := &capWriter{max: guestOutputCap}
 	stderr := &capWriter{max: guestOutputCap}
 	mem := &memWatch{inner: res, limit: p.cfg.MemoryLimit}
 	exit := &exitWatch{}
-	st := &callState{cb: co.Callbacks, inputLen: uint64(len(input))}
+	st := &callState{cb: co.Callbacks}
 
 	defer func() {
 		if r := recover(); r != nil {
@@ -166,7 +164,6 @@ func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export st
 	defer turn.Release() // before the deferred report above reads Used
 	st.cpu = turn
 	st.net = p.newNetCall()
-	ctx = withCallState(ctx, st)
 
 	mc := p.moduleConfig(ctx, stdout, stderr)
 	if len(co.Mounts) > 0 {
@@ -178,26 +175,21 @@ func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export st
 		defer closer.Close() // after the instance closes (defers run last-in, first-out)
 		mc = mc.WithFSConfig(fsc)
 	}
-	ictx := experimental.WithMemoryAllocator(ctx, mem)
-	ictx = experimental.WithCloseNotifier(ictx, exit)
-	inst, err := code.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: mc})
+	inst, ctx, err := p.newInstance(ctx, code, mc, mem, exit, st)
 	if err != nil {
-		o.err, o.rc = fmt.Errorf("instantiate: %w", err), 1
+		o.err, o.rc = err, 1
 		return nil, o
 	}
-	defer inst.Close(context.Background())
-	inst.SetLogger(func(level extism.LogLevel, msg string) {
-		p.rt.logger.DebugContext(ctx, "guest log", "plugin", p.cfg.Name, "level", level.String(), "msg", truncate(msg, 2000))
-	})
+	defer inst.close()
 	exit.arm(true)
-	o.rc, out, o.err = callInstance(ctx, inst, export, input)
+	o.rc, out, o.err = inst.call(ctx, export, input)
 	exit.arm(false)
 	o.exited, o.exitCode = exit.result()
 	if o.err != nil && !o.exited && ctx.Err() == nil {
-		// Extism drops the guest's error_set message when the call traps;
-		// the kernel still has it. It is how AssemblyScript aborts and
-		// panic hooks without stderr explain themselves.
-		o.guestMsg = instanceError(ctx, inst)
+		// The guest's error_set message is not the call's error when the
+		// call traps; the kernel still has it. It is how AssemblyScript
+		// aborts and panic hooks without stderr explain themselves.
+		o.guestMsg = inst.errorMessage()
 	}
 	return out, o
 }
@@ -213,7 +205,7 @@ func (p *Plugin) hostPanic(ctx context.Context, export string, r any, o *outcome
 }
 
 // moduleConfig is the guest's view of the world for one call: real clocks,
-// OS randomness, sleeps that end with the call, captured output, no
+// OS randomness (a source given, so wazero seeds none per instance), sleeps that end with the call, captured output, no
 // environment, no arguments and no filesystem.
 func (p *Plugin) moduleConfig(ctx context.Context, stdout, stderr *capWriter) wazero.ModuleConfig {
 	return wazero.NewModuleConfig().

@@ -305,7 +305,7 @@ func (noHTTP) Request(context.Context, *Instance, uint64, uint64) uint64 {
 	panic("HTTP requests are not allowed by this host")
 }
 func (noHTTP) StatusCode(context.Context, *Instance) int32 { return 0 }
-func (noHTTP) Headers(context.Context, *Instance) uint64  { return 0 }
+func (noHTTP) Headers(context.Context, *Instance) uint64   { return 0 }
 
 func httpHost(in *Instance) HTTP {
 	if in.HTTP == nil {
