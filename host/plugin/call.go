@@ -204,14 +204,24 @@ func (p *Plugin) hostPanic(ctx context.Context, export string, r any, o *outcome
 		"export", export, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 }
 
-// moduleConfig is the guest's view of the world for one call: real clocks,
-// OS randomness (a source given, so wazero seeds none per instance), sleeps that end with the call, captured output, no
-// environment, no arguments and no filesystem.
+// baseModuleConfig is what every guest instance gets: real clocks, OS
+// randomness (a source given, so wazero seeds none per instance), no start
+// function (the runtime init runs before the first export, see hostenv),
+// an anonymous module name (instances of one module run side by side), no
+// environment, no arguments and no filesystem. A ModuleConfig is
+// immutable: each With returns a copy, so one value serves every call.
+var baseModuleConfig = wazero.NewModuleConfig().
+	WithSysWalltime().
+	WithSysNanotime().
+	WithRandSource(rand.Reader).
+	WithStartFunctions().
+	WithName("")
+
+// moduleConfig is the guest's view of the world for one call:
+// baseModuleConfig, with sleeps that end with the call and captured
+// output.
 func (p *Plugin) moduleConfig(ctx context.Context, stdout, stderr *capWriter) wazero.ModuleConfig {
-	return wazero.NewModuleConfig().
-		WithSysWalltime().
-		WithSysNanotime().
-		WithRandSource(rand.Reader).
+	return baseModuleConfig.
 		WithNanosleep(func(ns int64) {
 			defer blocking(ctx)()
 			sleepCtx(ctx, ns)

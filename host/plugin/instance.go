@@ -61,7 +61,7 @@ type instance struct {
 	env *hostenv.Instance
 }
 
-// newInstance instantiates the guest with mc, its memories (the guest's
+// newInstance instantiates the guest with mc (from moduleConfig), its memories (the guest's
 // and the kernel's) from mem, and st as the host functions' state. ctx
 // carries the instance from the start (a module's start section may call
 // the host); the returned context is ctx with it. Close the instance
@@ -81,7 +81,7 @@ func (p *Plugin) newInstance(ctx context.Context, c *compiled, mc wazero.ModuleC
 	if closer != nil {
 		ictx = experimental.WithCloseNotifier(ictx, closer)
 	}
-	mod, err := c.rt.InstantiateModule(ictx, c.mod, mc.WithStartFunctions().WithName(""))
+	mod, err := c.rt.InstantiateModule(ictx, c.mod, mc)
 	if err != nil {
 		k.Release()
 		return nil, ctx, fmt.Errorf("instantiate: %w", err)
