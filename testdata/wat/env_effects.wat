@@ -4,7 +4,11 @@
 ;; the log level, config_get's handle and length, var_get's for a set var
 ;; and for a deleted one, memory_bytes; then the config value's and the
 ;; var's bytes. An input of one byte sets a var past the 1 MiB var limit
-;; (Extism traps: "Variable store is full"). host/plugin/internal/hostenv's
+;; (Extism traps: "Variable store is full"); of two bytes, moves the input
+;; to another block with input_set and answers what input_load_u64(0) and
+;; input_load_u8(0) then read (go-sdk's input_load_u64 keeps reading where
+;; the call put the input; the kernel's input_load_u8 follows input_set).
+;; host/plugin/internal/hostenv's
 ;; differential test compares it with Extism's go-sdk.
 (import "extism:host/env" "log_info" (func $log_info (param i64)))
 (import "extism:host/env" "log_warn" (func $log_warn (param i64)))
@@ -16,6 +20,7 @@
 (import "extism:host/env" "length" (func $length (param i64) (result i64)))
 (import "extism:host/env" "load_u8" (func $load_u8 (param i64) (result i32)))
 (import "extism:host/env" "memory_bytes" (func $memory_bytes (result i64)))
+(import "extism:host/env" "input_set" (func $input_set (param i64 i64)))
 ;; ---
   (data (i32.const 0) "{\"tools\":[{\"name\":\"env_effects\",\"description\":\"Test fixture: logs, config and vars.\",\"inputSchema\":{\"type\":\"object\"}}]}\00")
   (data (i32.const 1024) "info from the guest\00")
@@ -40,6 +45,14 @@
       (local.set $i (i64.add (local.get $i) (i64.const 1))) (br $l))))
   (func $call (result i32)
     (local $c i64) (local $v i64) (local $g i64) (local $o i64) (local $n i64)
+    (if (i64.eq (call $input_length) (i64.const 2)) (then
+      (local.set $c (call $kstr (i32.const 1300)))
+      (call $input_set (local.get $c) (i64.const 8))
+      (local.set $o (call $alloc (i64.const 16)))
+      (call $w (local.get $o) (i64.const 0) (call $input_load_u64 (i64.const 0)))
+      (call $w (local.get $o) (i64.const 1) (i64.extend_i32_u (call $input_load_u8 (i64.const 0))))
+      (call $output_set (local.get $o) (i64.const 16))
+      (return (i32.const 0))))
     (if (i64.eq (call $input_length) (i64.const 1)) (then
       (call $var_set (call $kstr (i32.const 1700)) (call $alloc (i64.const 1048576)))
       (return (i32.const 0))))

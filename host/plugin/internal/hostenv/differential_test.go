@@ -129,13 +129,15 @@ func TestDifferentialExtism(t *testing.T) {
 	ctx := context.Background()
 	cache := wazero.NewCompilationCache()
 	defer cache.Close(ctx)
-	compared, modules := 0, 0
+	compared, modules, ran, want := 0, 0, 0, 0
 	for _, f := range diffModules(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".wasm")
 		if endless[name] {
 			continue
 		}
+		want++
 		t.Run(name, func(t *testing.T) {
+			ran++
 			wasm, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
@@ -158,10 +160,12 @@ func TestDifferentialExtism(t *testing.T) {
 			for _, c := range diffCallsFor(name, ref, stub.URL) {
 				a := ref.call(t, c.export, c.input, stub)
 				b := own.call(t, c.export, c.input, stub)
-				if timedOut(a) != timedOut(b) {
-					// Timing, not the ABI: Extism's host calls cost more,
-					// so the floods end in time only here.
-					t.Logf("%s %.100s: timed out with one host only", c.export, c.input)
+				if timedOut(a) || timedOut(b) {
+					// Timing, not the ABI: how far a flood got by its
+					// deadline (Extism's host calls cost more).
+					if timedOut(a) != timedOut(b) {
+						t.Logf("%s %.100s: timed out with one host only", c.export, c.input)
+					}
 					continue
 				}
 				compared++
@@ -172,7 +176,7 @@ func TestDifferentialExtism(t *testing.T) {
 		})
 	}
 	t.Logf("%d calls compared across %d modules", compared, modules)
-	if compared < 250 {
+	if ran == want && compared < 250 { // the whole set ran (no -run filter)
 		t.Errorf("compared %d calls, want 250 or more: are the modules built?", compared)
 	}
 }
