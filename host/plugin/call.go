@@ -165,7 +165,8 @@ func (p *Plugin) run(ctx context.Context, code *compiled, export string, input [
 	st.cpu = turn
 	st.net = p.newNetCall()
 
-	mc := p.moduleConfig(ctx, stdout, stderr)
+	cur := ctx // the guest sleeps on this goroutine: no lock needed
+	mc := p.moduleConfig(func() context.Context { return cur }, stdout, stderr)
 	if len(co.Mounts) > 0 {
 		fsc, closer, err := mountFS(co.Mounts, p.cfg.Grants, p.fsRefusals(ctx))
 		if err != nil {
@@ -175,7 +176,7 @@ func (p *Plugin) run(ctx context.Context, code *compiled, export string, input [
 		defer closer.Close() // after the instance closes (defers run last-in, first-out)
 		mc = mc.WithFSConfig(fsc)
 	}
-	inst, ctx, err := p.newInstance(ctx, code, mc, mem, exit, st)
+	inst, ctx, err := p.newInstance(ctx, code, mc, mem, exit, st, func(c context.Context) { cur = c })
 	if err != nil {
 		o.err, o.rc = err, 1
 		return nil, o
@@ -220,9 +221,13 @@ var baseModuleConfig = wazero.NewModuleConfig().
 // moduleConfig is the guest's view of the world for one call:
 // baseModuleConfig, with sleeps that end with the call and captured
 // output.
-func (p *Plugin) moduleConfig(ctx context.Context, stdout, stderr *capWriter) wazero.ModuleConfig {
+// A sleep runs under cur(), the running call's context once the instance
+// carries its state (newInstance's setCtx), so it gives up the call's CPU
+// slot.
+func (p *Plugin) moduleConfig(cur func() context.Context, stdout, stderr *capWriter) wazero.ModuleConfig {
 	return baseModuleConfig.
 		WithNanosleep(func(ns int64) {
+			ctx := cur()
 			defer blocking(ctx)()
 			sleepCtx(ctx, ns)
 		}).

@@ -64,10 +64,11 @@ type instance struct {
 // newInstance instantiates the guest with mc (from moduleConfig), its memories (the guest's
 // and the kernel's) from mem, and st as the host functions' state. ctx
 // carries the instance from the start (a module's start section may call
-// the host); the returned context is ctx with it. Close the instance
-// after the call.
+// the host); the returned context is ctx with it, also handed to setCtx
+// before the instance starts (the guest's sleeps run under it). Close the
+// instance after the call.
 func (p *Plugin) newInstance(ctx context.Context, c *compiled, mc wazero.ModuleConfig, mem experimental.MemoryAllocator,
-	closer experimental.CloseNotifier, st *callState) (*instance, context.Context, error) {
+	closer experimental.CloseNotifier, st *callState, setCtx func(context.Context)) (*instance, context.Context, error) {
 	k := hostenv.NewKernel(mem, uint64(runtimePages(p.cfg.MemoryLimit))*pageSize)
 	if k == nil {
 		return nil, ctx, fmt.Errorf("instantiate: the kernel's memory (%d pages) was refused", hostenv.MinPages)
@@ -77,6 +78,7 @@ func (p *Plugin) newInstance(ctx context.Context, c *compiled, mc wazero.ModuleC
 	env.HTTP = netHTTP{}
 	env.Host = st
 	ctx = hostenv.With(ctx, env)
+	setCtx(ctx)
 	ictx := experimental.WithMemoryAllocator(ctx, mem)
 	if closer != nil {
 		ictx = experimental.WithCloseNotifier(ictx, closer)

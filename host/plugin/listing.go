@@ -164,16 +164,12 @@ func (p *Plugin) newListInstance(ctx, callCtx context.Context, st *callState) (*
 	}
 	li := &listInstance{res: res, stdout: &capWriter{max: guestOutputCap}, stderr: &capWriter{max: guestOutputCap},
 		mem: &memWatch{inner: res, limit: p.cfg.MemoryLimit}, exit: &exitWatch{}}
-	mc := p.moduleConfig(callCtx, li.stdout, li.stderr).WithNanosleep(func(ns int64) {
-		ctx := *li.cur.Load()
-		defer blocking(ctx)()
-		sleepCtx(ctx, ns)
-	})
+	mc := p.moduleConfig(func() context.Context { return *li.cur.Load() }, li.stdout, li.stderr)
 	li.cur.Store(&callCtx)
 	if p.guard != nil {
 		p.guard.arm(callCtx)
 	}
-	inst, _, err := p.newInstance(callCtx, p.lister, mc, li.mem, li.exit, st)
+	inst, _, err := p.newInstance(callCtx, p.lister, mc, li.mem, li.exit, st, func(c context.Context) { li.cur.Store(&c) })
 	if err != nil {
 		res.Release()
 		return nil, nil, err
