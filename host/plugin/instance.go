@@ -75,6 +75,8 @@ func (p *Plugin) newInstance(ctx context.Context, c *compiled, mc wazero.ModuleC
 	}
 	env := hostenv.NewInstance(nil, k, c.init)
 	env.Config = p.cfg.GuestConfig
+	// env.LogLevel stays off: get_log_level answers "off" and log_* are
+	// dropped, as under Extism, whose process-wide level mcpwasm never set.
 	env.HTTP = netHTTP{}
 	env.Host = st
 	ctx = hostenv.With(ctx, env)
