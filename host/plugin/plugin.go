@@ -354,7 +354,7 @@ func checkEntryPoints(mod *wasmbin.Module) (needsWASI bool, exports map[string]b
 			exports[e.Name] = true
 		}
 	}
-	// A reactor's _initialize is run by Extism only when WASI is on.
+	// A reactor's _initialize is run (hostenv.DetectInit, as Extism) only when WASI is on.
 	if exports["_initialize"] {
 		needsWASI = true
 	}
