@@ -133,10 +133,14 @@ func (p *Plugin) invoke(ctx context.Context, code *compiled, export string, inpu
 // run instantiates, calls and discards one instance, its memories drawn
 // from res.
 func (p *Plugin) run(ctx context.Context, code *compiled, export string, input []byte, res *memalloc.Reservation, co CallOptions) (out []byte, o outcome) {
+	gio := p.takeGuestIO(ctx)
+	defer func() { // last: the report below reads the writers
+		gio.ctx = nil
+		p.ios.Put(gio)
+	}()
 	o.timeoutMs = p.Limit(co).Milliseconds()
 	o.memLimit = p.cfg.MemoryLimit
-	stdout := &capWriter{max: guestOutputCap}
-	stderr := &capWriter{max: guestOutputCap}
+	stdout, stderr := &gio.stdout, &gio.stderr
 	mem := &memWatch{inner: res, limit: p.cfg.MemoryLimit}
 	exit := &exitWatch{}
 	st := &callState{cb: co.Callbacks}
@@ -165,8 +169,7 @@ func (p *Plugin) run(ctx context.Context, code *compiled, export string, input [
 	st.cpu = turn
 	st.net = p.newNetCall()
 
-	cur := ctx // the guest sleeps on this goroutine: no lock needed
-	mc := p.moduleConfig(func() context.Context { return cur }, stdout, stderr)
+	mc := gio.mc
 	if len(co.Mounts) > 0 {
 		fsc, closer, err := mountFS(co.Mounts, p.cfg.Grants, p.fsRefusals(ctx))
 		if err != nil {
@@ -176,7 +179,7 @@ func (p *Plugin) run(ctx context.Context, code *compiled, export string, input [
 		defer closer.Close() // after the instance closes (defers run last-in, first-out)
 		mc = mc.WithFSConfig(fsc)
 	}
-	inst, ctx, err := p.newInstance(ctx, code, mc, mem, exit, st, func(c context.Context) { cur = c })
+	inst, ctx, err := p.newInstance(ctx, code, mc, mem, exit, st, func(c context.Context) { gio.ctx = c })
 	if err != nil {
 		o.err, o.rc = err, 1
 		return nil, o
@@ -233,6 +236,32 @@ func (p *Plugin) moduleConfig(cur func() context.Context, stdout, stderr *capWri
 		}).
 		WithStdout(stdout).
 		WithStderr(stderr)
+}
+
+// guestIO is a call's guest I/O: the captured stdout and stderr, the
+// context the guest's sleeps run under, and the ModuleConfig built on them.
+// A ModuleConfig is immutable, so each guestIO builds its own once and a
+// plugin keeps them in a pool (p.ios): building one per call cost three
+// copies of wazero's config and a closure. The guest runs, and sleeps, on
+// the calling goroutine, which alone reads and writes ctx.
+type guestIO struct {
+	stdout, stderr capWriter
+	ctx            context.Context
+	mc             wazero.ModuleConfig
+}
+
+// takeGuestIO returns a guestIO from the pool (or a new one), emptied, its
+// sleeps under ctx until the instance's context replaces it.
+func (p *Plugin) takeGuestIO(ctx context.Context) *guestIO {
+	gio, _ := p.ios.Get().(*guestIO)
+	if gio == nil {
+		gio = &guestIO{stdout: capWriter{max: guestOutputCap}, stderr: capWriter{max: guestOutputCap}}
+		gio.mc = p.moduleConfig(func() context.Context { return gio.ctx }, &gio.stdout, &gio.stderr)
+	}
+	gio.stdout.reset()
+	gio.stderr.reset()
+	gio.ctx = ctx
+	return gio
 }
 
 // sleepCtx sleeps ns nanoseconds or until ctx ends, whichever comes first.

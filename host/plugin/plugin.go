@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -105,6 +106,7 @@ type Plugin struct {
 	exports   map[string]bool
 	needsWASI bool
 	slots     chan struct{}
+	ios       sync.Pool // *guestIO, see takeGuestIO
 	roots     io.Closer // the grant handles Load opened
 	net       *netguard.Guard
 	digest    string // hex SHA256 of the file's bytes (see SHA256)
