@@ -143,7 +143,7 @@ func (p *Plugin) run(ctx context.Context, code *compiled, export string, input [
 	stdout, stderr := &gio.stdout, &gio.stderr
 	mem := &memWatch{inner: res, limit: p.cfg.MemoryLimit}
 	exit := &exitWatch{}
-	st := &callState{cb: co.Callbacks}
+	st := &callState{cb: co.Callbacks, plugin: p}
 
 	defer func() {
 		if r := recover(); r != nil {
@@ -167,7 +167,6 @@ func (p *Plugin) run(ctx context.Context, code *compiled, export string, input [
 	}
 	defer turn.Release() // before the deferred report above reads Used
 	st.cpu = turn
-	st.net = p.newNetCall()
 
 	mc := gio.mc
 	if len(co.Mounts) > 0 {

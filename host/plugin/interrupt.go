@@ -80,7 +80,8 @@ type callState struct {
 	growFailed atomic.Bool    // a memory.grow failed during the call
 	cpu        *cpusched.Turn // the call's hold on a CPU slot
 	cb         Callbacks      // where the guest reports (CallOptions.Callbacks), or nil
-	net        *netCall       // the call's HTTP requests (net.go)
+	net        *netCall       // the call's HTTP requests (net.go), from its first
+	plugin     *Plugin        // the plugin called (its network guard)
 }
 
 // callStateFrom is the running call's state, or nil outside a call.

@@ -102,7 +102,7 @@ func (p *Plugin) listRead(ctx context.Context, export string, input []byte) (out
 func (p *Plugin) readOn(ctx, callCtx context.Context, export string, input []byte) (out []byte, o outcome, rerr *Error) {
 	o.timeoutMs = p.cfg.Timeout.Milliseconds()
 	o.memLimit = p.cfg.MemoryLimit
-	st := &callState{}
+	st := &callState{plugin: p}
 	li := p.listInst
 	defer func() {
 		if r := recover(); r != nil {
@@ -128,7 +128,6 @@ func (p *Plugin) readOn(ctx, callCtx context.Context, export string, input []byt
 	}
 	defer turn.Release() // before the deferred report above reads Used
 	st.cpu = turn
-	st.net = p.newNetCall()
 	if li == nil {
 		var err error
 		if li, rerr, err = p.newListInstance(ctx, callCtx, st); rerr != nil || err != nil {

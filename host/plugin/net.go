@@ -43,11 +43,18 @@ func (p *Plugin) newNetCall() *netCall {
 // netCall.
 type netHTTP struct{}
 
-func netCallOf(in *hostenv.Instance) *netCall {
-	if st, ok := in.Host.(*callState); ok {
-		return st.net
+// netCallOf is the running call's network state, made at its first
+// request (most calls make none); nil outside a call, or before any
+// request when create is false.
+func netCallOf(in *hostenv.Instance, create bool) *netCall {
+	st, ok := in.Host.(*callState)
+	if !ok {
+		return nil
 	}
-	return nil
+	if st.net == nil && create && st.plugin != nil {
+		st.net = st.plugin.newNetCall()
+	}
+	return st.net
 }
 
 // readBlock returns the kernel block at handle: a copy when it is at most
@@ -72,7 +79,7 @@ func badRequest(format string, args ...any) *netguard.Response {
 
 // Request serves http_request(request, body) -> response body.
 func (netHTTP) Request(ctx context.Context, in *hostenv.Instance, request, body uint64) uint64 {
-	nc, k := netCallOf(in), in.Kernel
+	nc, k := netCallOf(in, true), in.Kernel
 	res := func() *netguard.Response {
 		if nc == nil {
 			return badRequest("http_request is not available outside a call")
@@ -124,7 +131,7 @@ func (netHTTP) Request(ctx context.Context, in *hostenv.Instance, request, body 
 
 // StatusCode serves http_status_code: the last response's status, or 0.
 func (netHTTP) StatusCode(_ context.Context, in *hostenv.Instance) int32 {
-	if nc := netCallOf(in); nc != nil {
+	if nc := netCallOf(in, false); nc != nil {
 		return nc.status
 	}
 	return 0
@@ -133,7 +140,7 @@ func (netHTTP) StatusCode(_ context.Context, in *hostenv.Instance) int32 {
 // Headers serves http_headers: the last response's headers as a JSON
 // object in a new block, or 0 before any response.
 func (netHTTP) Headers(_ context.Context, in *hostenv.Instance) uint64 {
-	nc := netCallOf(in)
+	nc := netCallOf(in, false)
 	if nc == nil || nc.headers == nil {
 		return 0
 	}
