@@ -122,9 +122,19 @@ func TestPullUpdateAndMismatch(t *testing.T) {
 	if code != 0 || !strings.Contains(errOut, "moved  "+src+"  "+v2.Digest.String()) || !strings.Contains(errOut, "pin moved from "+v1.Digest.String()) {
 		t.Fatalf("pull --update: exit %d\n%s", code, errOut)
 	}
+	// The update declares other tools: held until approved (host/trust),
+	// then served.
+	cs, stderr = serveClient(t, "--config", cfg)
+	if got := toolNames(t, cs, stderr); got != "" || !strings.Contains(stderr.String(), "declaration held") {
+		t.Fatalf("after --update, before trust: tools %s\n%s", got, stderr)
+	}
+	cs.Close()
+	if out, errOut, code := runCLI(t, "trust", "--config", cfg); code != 0 {
+		t.Fatalf("trust: exit %d\n%s%s", code, out, errOut)
+	}
 	cs, stderr = serveClient(t, "--config", cfg)
 	if got := toolNames(t, cs, stderr); got != "x_a,x_b" {
-		t.Fatalf("after --update: tools %s\n%s", got, stderr)
+		t.Fatalf("after --update and trust: tools %s\n%s", got, stderr)
 	}
 	cs.Close()
 

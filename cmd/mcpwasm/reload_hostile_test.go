@@ -19,7 +19,10 @@ import (
 func TestReloadHostileFolder(t *testing.T) {
 	dir := t.TempDir()
 	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
-	rs := startReload(t, nil, nil, dir)
+	// --trust off: a plugin swapped for one declaring other tools (the
+	// symlink below) is what this test reloads; under the default trust
+	// it would be held until approved (TestTrustReloadE2E).
+	rs := startReload(t, nil, nil, dir, "--trust", "off")
 	if got := rs.tools(); got != "echo_echo" {
 		t.Fatalf("tools at start = %q", got)
 	}

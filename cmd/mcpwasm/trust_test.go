@@ -132,6 +132,10 @@ func TestTrustHoldsE2E(t *testing.T) {
 				!strings.Contains(out, `kit tool "kit_extra": new`) || !strings.Contains(out, `kit tool "kit_add": refused, never served: description: U+E0049 (tag) at 13`) {
 				t.Fatalf("trust --diff: exit %d\n%s", code, out)
 			}
+			if _, errOut, _ := runCLI(t, "validate", "--config", cfg); !strings.Contains(errOut, `plugin "kit": 2 declarations would be held`) ||
+				!strings.Contains(errOut, "kit_add") {
+				t.Errorf("validate does not tell of the holds:\n%s", errOut)
+			}
 			if code, out := runTrust(t, "--config", cfg); code != 0 || !strings.Contains(out, "approved 2 declarations") {
 				t.Fatalf("trust: exit %d\n%s", code, out)
 			}

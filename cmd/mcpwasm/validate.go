@@ -57,5 +57,5 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return lifecycle.Validate(lifecycle.ValidateOptions{Args: pos, Config: cfg, Limits: lf.limits(), Remote: rf.options(),
-		Ops: of.o, NoPrefix: *noPrefix, Roots: roots, LoadTimeout: *loadLimit, Checks: sc, Confine: *walls}, stdout, stderr)
+		Ops: of.o, NoPrefix: *noPrefix, Roots: roots, LoadTimeout: *loadLimit, Checks: sc, Confine: *walls, ConfigPath: *cfgPath}, stdout, stderr)
 }

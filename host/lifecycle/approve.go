@@ -233,3 +233,43 @@ func (d planDiff) print(w io.Writer) {
 		fmt.Fprintln(w, l)
 	}
 }
+
+// trustWarnings says, for validate, what serve would not serve of the
+// plugins loaded: declarations the lock file does not approve (held), and
+// those with hidden text or a confusable name (refused).
+func trustWarnings(c *Catalog, specs []Spec, fetch *Fetcher, configPath string, args []string) []string {
+	lock, err := fetch.Lock()
+	if err != nil {
+		return []string{fmt.Sprintf("declarations not checked against the lock file: %v", err)}
+	}
+	approved, err := trust.ParseLines(lock.Decls())
+	if err != nil {
+		return []string{err.Error()}
+	}
+	mode := map[string]string{}
+	for _, s := range specs {
+		mode[s.Config.Name] = s.Trust.Trust
+	}
+	var out []string
+	for _, p := range c.reg.Plugins() {
+		e, _, _ := c.reg.Entry(p)
+		decls, err := trust.Decls(e)
+		if err != nil {
+			out = append(out, err.Error())
+			continue
+		}
+		d := diff(p.Name(), decls, approved[p.Name()])
+		for _, r := range d.refusals {
+			out = append(out, fmt.Sprintf("plugin %q: %s: refused, never served", p.Name(), r))
+		}
+		switch {
+		case mode[p.Name()] == "off" || d.held == 0:
+		case approved[p.Name()] == nil && mode[p.Name()] == "tofu":
+			out = append(out, fmt.Sprintf("plugin %q: never served before: serve records its %d declarations (trust = \"tofu\")", p.Name(), d.held))
+		default:
+			out = append(out, fmt.Sprintf("plugin %q: %d declarations would be held (changed or new): %s --diff", p.Name(), d.held,
+				ApproveCommand(configPath, args)))
+		}
+	}
+	return out
+}

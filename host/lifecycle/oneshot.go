@@ -138,6 +138,8 @@ type ValidateOptions struct {
 	// Confine applies serve's confinement first, then tries what a
 	// compromised process would.
 	Confine bool
+	// ConfigPath is --config, for the approving command validate names.
+	ConfigPath string
 }
 
 // Validate checks a config and the plugins it and the arguments name,
@@ -198,6 +200,9 @@ func Validate(o ValidateOptions, stdout, stderr io.Writer) int {
 	}
 	for _, p := range c.reg.Plugins() {
 		fmt.Fprintln(stdout, summary(c.reg, p))
+	}
+	for _, w := range trustWarnings(c, specs, fetch, o.ConfigPath, o.Args) {
+		fmt.Fprintln(stderr, "mcpwasm validate: warning:", w)
 	}
 	if n, against, err := checkPolicy(cfg, c.reg); err != nil {
 		fail(err)

@@ -49,19 +49,14 @@ func TestReloadPolicyKeepsSetInForce(t *testing.T) {
 	if calls != 2 || set != nil {
 		t.Fatalf("policies not lifted: %d calls, %v", calls, set)
 	}
-	// The policy files are watched, the config's folder's and others
-	// (config.Load makes the paths absolute, relative to the config).
+	// The policy files are watched, the config's folder's and others.
 	in := interests{policy: policyFiles(h.r.cfg)}
 	if len(in.policy) != 0 {
 		t.Fatal(in.policy)
 	}
-	write("mcpwasm.toml", "[server.policy]\nfiles = [\"p.cedar\", \"/elsewhere/q.cedar\"]\nschema = \"s.cedarschema\"\n")
-	loaded, err := config.Load(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := *h.r.cfg
-	cfg.Server.Policy = loaded.Server.Policy
+	cfg.Server.Policy.Files = []string{filepath.Join(dir, "p.cedar"), "/elsewhere/q.cedar"} // as config.Load leaves them
+	cfg.Server.Policy.Schema = filepath.Join(dir, "s.cedarschema")
 	got := policyFiles(&cfg)
 	for _, want := range []string{filepath.Join(dir, "p.cedar"), "/elsewhere/q.cedar", filepath.Join(dir, "s.cedarschema")} {
 		if !got[want] {

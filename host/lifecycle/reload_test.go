@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/trust"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -43,6 +44,12 @@ type syncBuffer = fixture.Buffer
 // client.
 func serveInProcess(t *testing.T, cfgPath string, args ...string) *harness {
 	t.Helper()
+	return serveWithTrust(t, nil, cfgPath, args...)
+}
+
+// serveWithTrust is serveInProcess with vet checking the declarations.
+func serveWithTrust(t *testing.T, vet *trust.Vetter, cfgPath string, args ...string) *harness {
+	t.Helper()
 	ctx := context.Background()
 	h := &harness{t: t, logs: &syncBuffer{}, changed: make(chan struct{}, 100)}
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -69,7 +76,7 @@ func serveInProcess(t *testing.T, cfgPath string, args ...string) *harness {
 		t.Fatal(err)
 	}
 	features := Features(specs)
-	h.c = NewCatalog(rt, CatalogOptions{LoadTimeout: time.Minute,
+	h.c = NewCatalog(rt, CatalogOptions{LoadTimeout: time.Minute, Trust: vet,
 		Server: server.Options{Name: "test", Logger: logger, Features: features}})
 	h.c.Load(ctx, specs)
 	h.c.srv.Ready()

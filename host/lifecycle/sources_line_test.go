@@ -25,7 +25,7 @@ func TestMissingPluginFileNamesLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, problems := Collect(nil, cfg, plugin.Config{}, false, nil)
-	if len(problems) != 1 || !strings.HasPrefix(problems[0].Error(), cfgFile+": line 6: [[plugin]] \"missing.wasm\"") ||
+	if len(problems) != 1 || !strings.HasPrefix(problems[0].Error(), cfgFile+": line 6: [[plugin]] \""+filepath.Join(dir, "missing.wasm")+"\"") ||
 		!strings.Contains(problems[0].Error(), "no such file") {
 		t.Fatalf("problems = %v", problems)
 	}

@@ -2,9 +2,9 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/mcpwasm/mcpwasm/host/internal/clip"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/encode"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -23,7 +23,7 @@ func (s *Server) codes(next mcp.MethodHandler) mcp.MethodHandler {
 		if err != nil {
 			err = transport.WithCode(err)
 		}
-		res, err, why := encodable(method, req, res, err)
+		res, err, why := encode.Answer(method, req, res, err)
 		if why != "" {
 			s.logger.WarnContext(ctx, "answer could not be encoded; sent a replacement", "method", method, "err", clip.String(why, clip.Log))
 		}
@@ -44,16 +44,6 @@ const CodeForbidden = -31403
 
 // codeOverload is mcpwasm's code for rate limits and overload.
 const codeOverload = -32000
-
-// resourceNotFound is mcp.ResourceNotFoundError with its data encoded by
-// encoding/json: go-sdk builds the data with %q, which writes a DEL or an
-// invalid UTF-8 byte in the URI as Go escapes (\x7f), not JSON.
-func resourceNotFound(uri string) error {
-	data, _ := json.Marshal(struct {
-		URI string `json:"uri"`
-	}{uri})
-	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: data}
-}
 
 // errShuttingDown answers a request that arrives after Drain began.
 var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"}

@@ -9,6 +9,8 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/internal/growstack"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/capscache"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/guestmeta"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/mcpwasm/mcpwasm/host/traceparent"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -124,10 +126,10 @@ func (s *Server) open(ctx context.Context, req mcp.Request, o openSpec) (*guestC
 	version := ""
 	ss, _ := req.GetSession().(*mcp.ServerSession)
 	if sr, ok := req.(interface {
-		capsRequest
+		capscache.Request
 		ProtocolVersion() string
 	}); ok {
-		caps, rawCaps = s.caps.get(sr)
+		caps, rawCaps = s.caps.Get(sr)
 		version = sr.ProtocolVersion()
 	}
 	if !o.noCallbacks {
@@ -157,4 +159,9 @@ func (s *Server) mount(g *guestCall, req mcp.Request, p *plugin.Plugin) (ok bool
 	}
 	g.inv.Mounts, ok, err = s.callMounts(g.ctx, p, ss, g.cb.caps, modern, g.cb.roundTrip)
 	return ok, err
+}
+
+// requestInfo is what the guest serving req is told about it.
+func requestInfo(extra *mcp.RequestExtra, meta mcp.Meta, caps json.RawMessage) registry.RequestInfo {
+	return registry.RequestInfo{ID: transport.RequestID(extra), Meta: guestmeta.In(meta), ClientCapabilities: caps}
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/eventually"
+
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
@@ -42,17 +44,15 @@ func (r *recorder) options() *mcp.ClientOptions {
 // settle waits until n notifications of a kind arrived (they race the result).
 func (r *recorder) settle(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
+	if !eventually.Within(10*time.Second, func() bool {
 		r.mu.Lock()
-		ok := cond()
-		r.mu.Unlock()
-		if ok {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+		defer r.mu.Unlock()
+		return cond()
+	}) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		t.Fatalf("notifications did not arrive: progress %d, logs %d", len(r.progress), len(r.logs))
 	}
-	t.Fatalf("notifications did not arrive: progress %d, logs %d", len(r.progress), len(r.logs))
 }
 
 // TestProgressAndLog checks notify_progress and notify_logging_message in
@@ -195,10 +195,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 			servertest.Call(t, cs, n, map[string]any{})
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
+	eventually.Within(5*time.Second, func() bool { return runtime.NumGoroutine() <= before })
 	if after := runtime.NumGoroutine(); after > before {
 		buf := make([]byte, 1<<20)
 		t.Fatalf("goroutines: %d before, %d after\n%s", before, after, buf[:runtime.Stack(buf, true)])

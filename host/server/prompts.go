@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/guestmeta"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -48,6 +49,6 @@ func (s *Server) promptHandler(pr *registry.Prompt) mcp.PromptHandler {
 			}
 			return nil, &jsonrpc.Error{Code: code, Message: err.Error()}
 		}
-		return guestPrompt(res), nil
+		return guestmeta.Prompt(res), nil
 	}
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/encode"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/guestmeta"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -22,7 +24,7 @@ import (
 func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	p, ok := s.reg.ResourceOwner(req.Params.URI)
 	if !ok {
-		return nil, resourceNotFound(req.Params.URI)
+		return nil, encode.ResourceNotFound(req.Params.URI)
 	}
 	g, err := s.open(ctx, req, openSpec{plugin: p, name: req.Params.URI, target: resourceTarget(req.Params.URI),
 		meta: req.Params.Meta, token: req.Params.GetProgressToken(),
@@ -52,14 +54,14 @@ func (s *Server) readHandler(ctx context.Context, req *mcp.ReadResourceRequest) 
 		return nil, err
 	}
 	if errors.Is(err, registry.ErrNotFound) {
-		return nil, resourceNotFound(req.Params.URI)
+		return nil, encode.ResourceNotFound(req.Params.URI)
 	}
 	if err != nil {
 		// The URI is the client's (and the error may quote it): clipped.
 		s.logger.InfoContext(ctx, "resource read failed", "uri", clip.String(req.Params.URI, clip.Log), "err", clip.String(err.Error(), clip.Log))
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 	}
-	return guestResource(res), nil
+	return guestmeta.Resource(res), nil
 }
 
 // subscribe serves resources/subscribe for a URI a plugin serves.
@@ -69,7 +71,7 @@ func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 			Message: fmt.Sprintf("resources/subscribe: the URI is %d bytes long; at most %d", len(req.Params.URI), maxSubscribeURI)}
 	}
 	if _, ok := s.reg.ResourceOwner(req.Params.URI); !ok {
-		return resourceNotFound(req.Params.URI)
+		return encode.ResourceNotFound(req.Params.URI)
 	}
 	return s.subs.add(req.Session, req.Params.URI)
 }

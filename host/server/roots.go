@@ -5,14 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
-	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/mounts"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -45,7 +44,7 @@ func (s *Server) rootsChanged(_ context.Context, req *mcp.RootsListChangedReques
 // for the client's roots counts against the call's time limit: a client
 // that never answers cannot hold the call.
 func (s *Server) callMounts(ctx context.Context, p *plugin.Plugin, session *mcp.ServerSession,
-	caps *mcp.ClientCapabilities, modern bool, rt *roundTrip) (mounts []abi.Mount, ok bool, err error) {
+	caps *mcp.ClientCapabilities, modern bool, rt *roundTrip) (_ []abi.Mount, ok bool, err error) {
 	grants := p.Config().Grants
 	if len(grants) == 0 {
 		return nil, true, nil
@@ -56,7 +55,12 @@ func (s *Server) callMounts(ctx context.Context, p *plugin.Plugin, session *mcp.
 	if !ok || err != nil {
 		return nil, ok, err
 	}
-	return s.mounts(grants, roots), true, nil
+	ms, outside := mounts.Narrow(grants, roots)
+	if len(outside) > 0 {
+		s.logger.Warn("ignoring client roots outside every folder the operator granted",
+			"outside", len(outside), "examples", outside[:min(len(outside), 4)])
+	}
+	return ms, true, nil
 }
 
 // clientRoots returns the client's roots as canonical paths, or nil when the
@@ -166,73 +170,4 @@ func (s *Server) canonicalRoots(lr *mcp.ListRootsResult) []string {
 		s.logger.Warn("ignoring client roots that are not local folders", args...)
 	}
 	return out
-}
-
-// mounts intersects a plugin's grants with the client's roots. roots == nil
-// means the client does not narrow.
-func (s *Server) mounts(grants []plugin.Grant, roots []string) []abi.Mount {
-	if roots == nil {
-		out := make([]abi.Mount, 0, len(grants))
-		for _, g := range grants {
-			out = append(out, abi.Mount{Path: g.Path, ReadOnly: g.ReadOnly})
-		}
-		return normalize(out)
-	}
-	seen := map[string]bool{}
-	out := []abi.Mount{}
-	var outside []string
-	for _, r := range roots {
-		inside := false
-		for _, g := range grants {
-			var m abi.Mount
-			switch {
-			case within(r, g.Path):
-				m = abi.Mount{Path: r, ReadOnly: g.ReadOnly}
-			case within(g.Path, r):
-				m = abi.Mount{Path: g.Path, ReadOnly: g.ReadOnly}
-			default:
-				continue
-			}
-			inside = true
-			if !seen[m.Path] {
-				seen[m.Path] = true
-				out = append(out, m)
-			}
-		}
-		if !inside {
-			outside = append(outside, r)
-		}
-	}
-	if len(outside) > 0 {
-		s.logger.Warn("ignoring client roots outside every folder the operator granted",
-			"outside", len(outside), "examples", outside[:min(len(outside), 4)])
-	}
-	return normalize(out)
-}
-
-// normalize drops mounts that lie inside a read-write mount: the outer mount
-// already gives the guest everything they would, and the sandbox refuses a
-// read-only mount nested in a read-write one.
-func normalize(ms []abi.Mount) []abi.Mount {
-	out := ms[:0:0]
-	for i, m := range ms {
-		covered := false
-		for j, o := range ms {
-			if i != j && !o.ReadOnly && o.Path != m.Path && within(m.Path, o.Path) {
-				covered = true
-			}
-		}
-		if !covered {
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-// within reports whether path is dir or inside it (both canonical).
-func within(path, dir string) bool {
-	if path == dir || dir == string(filepath.Separator) {
-		return true
-	}
-	return strings.HasPrefix(path, dir+string(filepath.Separator))
 }

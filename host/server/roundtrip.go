@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/host/internal/clip"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/reqstate"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -41,7 +42,7 @@ type roundTrip struct {
 	stop    context.CancelFunc
 	key     []byte          // signs requestState
 	what    string          // what was called: tool "x", prompt "x", resource "uri"
-	args    string          // argsHash of the request's arguments, once a state needs it (argsKey)
+	args    string          // reqstate.ArgsHash of the request's arguments, once a state needs it (argsKey)
 	rawArgs json.RawMessage // the arguments, until then
 	who     string          // the principal (token name or subject); "" unauthenticated
 	// ignored lists the inputResponses keys the last round did not issue:
@@ -72,8 +73,8 @@ func newRoundTrip(what, who string, args json.RawMessage, responses mcp.InputRes
 		what: what, rawArgs: args, who: who}
 	issued := map[string]string{}
 	if state != "" {
-		b, err := openState(key, state)
-		var st roundState
+		b, err := reqstate.Open(key, state)
+		var st reqstate.State
 		if err != nil || json.Unmarshal(b, &st) != nil {
 			return nil, errors.New("invalid requestState: it was not issued by this server, or was altered")
 		}
@@ -124,13 +125,13 @@ func answers(method string, resp mcp.InputResponse) bool {
 	return false
 }
 
-// argsKey is argsHash of the request's arguments, computed the first time
+// argsKey is reqstate.ArgsHash of the request's arguments, computed the first time
 // a requestState is checked or issued: most calls need neither, and the
 // hash decodes and encodes the arguments (8 µs of a 2026-07-28 Wasm echo's
 // CPU). Callers hold rt.mu, or own rt alone (newRoundTrip).
 func (rt *roundTrip) argsKey() string {
 	if rt.args == "" {
-		rt.args = argsHash(rt.rawArgs)
+		rt.args = reqstate.ArgsHash(rt.rawArgs)
 	}
 	return rt.args
 }
@@ -270,13 +271,13 @@ func (rt *roundTrip) state() (mcp.InputRequestMap, string, error) {
 	}
 	nonce := make([]byte, 12)
 	rand.Read(nonce)
-	state, err := json.Marshal(roundState{What: rt.what, Args: rt.argsKey(), Who: rt.who, Issued: issued,
+	state, err := json.Marshal(reqstate.State{What: rt.what, Args: rt.argsKey(), Who: rt.who, Issued: issued,
 		Answers: rt.answers, Nonce: base64.RawURLEncoding.EncodeToString(nonce),
-		Expires: time.Now().Add(stateLifetime).Unix()})
-	if err != nil || len(state) > maxRequestState {
+		Expires: time.Now().Add(reqstate.Lifetime).Unix()})
+	if err != nil || len(state) > reqstate.MaxBytes {
 		return nil, "", errors.New("the answers gathered so far exceed the request-state limit")
 	}
-	return rt.pending, sealState(rt.key, state), nil
+	return rt.pending, reqstate.Seal(rt.key, state), nil
 }
 
 // requestMethod is the MCP method of an input request.

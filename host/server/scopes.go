@@ -123,6 +123,10 @@ func (s *Server) target(req mcp.Request) (plugin, tool, what string, ok bool) {
 // filterList drops from a list result what the token may not use.
 func (s *Server) filterList(p bearer.Policy, info *auth.TokenInfo, res mcp.Result) mcp.Result {
 	switch lr := res.(type) {
+	case *toolsWithExecution: // tools_execution.go
+		cp := *lr
+		cp.ListToolsResult = s.filterList(p, info, lr.ListToolsResult).(*mcp.ListToolsResult)
+		return &cp
 	case *mcp.ListToolsResult:
 		cp := *lr
 		cp.Tools = keep(lr.Tools, func(d *mcp.Tool) bool {

@@ -3,10 +3,13 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/host/secrets"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -41,5 +44,41 @@ func BenchmarkScrub(b *testing.B) {
 				s.scrub(ctx, "echo", "echo", echoAnswer(), nil)
 			}
 		})
+	}
+}
+
+// TestScrubKinds: resource reads (text and blob), prompt messages,
+// completions and protocol errors are scrubbed like tool results.
+func TestScrubKinds(t *testing.T) {
+	const secret = "sk-planted-0123456789abcdef"
+	known, _ := secrets.New([]string{secret})
+	s := &Server{opts: Options{Results: func(string) ResultPolicy {
+		return ResultPolicy{Secrets: secrets.Policy{Known: known, Mode: secrets.Redact}}
+	}}, logger: slog.New(slog.DiscardHandler)}
+	ctx := context.Background()
+	check := func(what string, v any) {
+		t.Helper()
+		b, _ := json.Marshal(v)
+		if strings.Contains(string(b), secret) || !strings.Contains(string(b), secrets.Marker) {
+			t.Errorf("%s: %s", what, b)
+		}
+	}
+	read, _ := s.scrub(ctx, "p", "r", &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
+		{URI: "x://a", Text: "t " + secret}, {URI: "x://b", Blob: []byte("bin\x00" + secret)}}}, nil)
+	check("read text", read.(*mcp.ReadResourceResult).Contents[0])
+	check("read blob", string(read.(*mcp.ReadResourceResult).Contents[1].Blob))
+	prompt, _ := s.scrub(ctx, "p", "pr", &mcp.GetPromptResult{Description: "d " + secret,
+		Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "m " + secret}}}}, nil)
+	check("prompt description", prompt.(*mcp.GetPromptResult).Description)
+	check("prompt message", prompt.(*mcp.GetPromptResult).Messages[0])
+	comp, _ := s.scrub(ctx, "p", "c", &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"v " + secret}}}, nil)
+	check("completion", comp.(*mcp.CompleteResult).Completion.Values)
+	_, err := s.scrub(ctx, "p", "e", nil, &jsonrpc.Error{Code: -32603, Message: "failed: " + secret})
+	check("jsonrpc error", err.Error())
+	_, err = s.scrub(ctx, "p", "e", nil, errors.New("failed: "+secret))
+	check("error", err.Error())
+	var nilRes *mcp.CallToolResult
+	if r, _ := s.scrub(ctx, "p", "t", nilRes, nil); r != nilRes {
+		t.Fatal("a nil result changed")
 	}
 }

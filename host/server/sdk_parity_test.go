@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/eventually"
+
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
@@ -120,13 +122,12 @@ func (e *jsonError) Error() string { return e.msg }
 // waitFor polls cond (under p.mu) until it holds: notifications race results.
 func (p *parityClient) waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+	if eventually.Within(10*time.Second, func() bool {
 		p.mu.Lock()
-		ok := cond()
-		p.mu.Unlock()
-		if ok {
-			return
-		}
+		defer p.mu.Unlock()
+		return cond()
+	}) {
+		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -23,6 +23,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/policy/entity"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/capscache"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/sessiontrim"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -99,7 +100,7 @@ type Server struct {
 	roots     sessionRoots
 	subs      subscriptions
 	epochs    epochs // requests that may use a plugin a reload retires (reload.go)
-	caps      capsCache
+	caps      capscache.Cache
 	failed    failures
 	reloads   atomic.Int32 // hot reloads under way (Reloading)
 	stateKey  []byte
@@ -137,7 +138,8 @@ func New(reg *registry.Registry, opts Options) *Server {
 	if opts.Features.Prompts {
 		caps.Prompts = &mcp.PromptCapabilities{ListChanged: true}
 	}
-	so := &mcp.ServerOptions{Instructions: opts.Instructions, Logger: logger, Capabilities: caps,
+	sdkLogger := slog.New((&undeliveredLog{logger: logger}).handler(logger.Handler())) // undelivered.go
+	so := &mcp.ServerOptions{Instructions: opts.Instructions, Logger: sdkLogger, Capabilities: caps,
 		RootsListChangedHandler: s.rootsChanged, SetCacheable: s.setCacheable, PageSize: max(opts.PageSize, 0)}
 	if opts.Features.Completions {
 		caps.Completions = &mcp.CompletionCapabilities{}
@@ -148,7 +150,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 	}
 	s.setupTasks(caps)
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.trimInitialize, s.noteSessions, s.waitReady, s.enforcePolicy, s.guestPath, s.taskGate)
+	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.toolExecution, s.trimInitialize, s.noteSessions, s.waitReady, s.enforcePolicy, s.guestPath, s.taskGate)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	s.serveTasks()
 	return s

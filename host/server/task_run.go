@@ -11,6 +11,8 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/guestmeta"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/reqstate"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -66,7 +68,7 @@ func (s *Server) callAsTask(ctx context.Context, req mcp.Request) (res mcp.Resul
 		answers = rt.answers
 	}
 	caps := ctr.ClientCapabilities()
-	spec := taskSpec{Tool: t.Def.Name, Args: ctr.Params.Arguments, Meta: guestMetaIn(ctr.Params.Meta), Caps: caps, Who: who}
+	spec := taskSpec{Tool: t.Def.Name, Args: ctr.Params.Arguments, Meta: guestmeta.In(ctr.Params.Meta), Caps: caps, Who: who}
 	if caps != nil && caps.RootsV2 != nil {
 		spec.Roots = true
 	}
@@ -119,7 +121,7 @@ func (s *Server) runTask(ctx context.Context, spec *taskSpec, answers map[string
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	cb.roundTrip = &roundTrip{answers: answers, counts: map[string]int{}, stop: stop, key: s.stateKey,
-		what: toolTarget(t.Def.Name), args: argsHash(spec.Args), who: spec.Who}
+		what: toolTarget(t.Def.Name), args: reqstate.ArgsHash(spec.Args), who: spec.Who}
 	inv := registry.Invocation{RequestInfo: registry.RequestInfo{Meta: spec.Meta}, Callbacks: cb}
 	if spec.Caps != nil {
 		inv.ClientCapabilities, _ = json.Marshal(spec.Caps)
@@ -164,7 +166,7 @@ func (s *Server) runTask(ctx context.Context, spec *taskSpec, answers map[string
 	if e := crashed(res); e != nil {
 		return tasks.Outcome{Err: e}
 	}
-	b, err := json.Marshal(guestResult(res))
+	b, err := json.Marshal(guestmeta.Result(res))
 	if err != nil {
 		return fail("could not encode the result: %v", err)
 	}

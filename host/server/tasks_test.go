@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/eventually"
+
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
@@ -252,12 +254,7 @@ func TestTaskCancelStopsGuest(t *testing.T) {
 	c := rpc{t: t, url: url, caps: tasksExt}
 	id := taskID(t, c.tool("slow_compute", map[string]any{"seconds": 60}))
 	c.await(id, "working")
-	for deadline := time.Now().Add(5 * time.Second); stats().InFlight == 0; {
-		if time.Now().After(deadline) {
-			t.Fatal("the task's guest never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	eventually.True(t, 5*time.Second, func() bool { return stats().InFlight > 0 }, "the task's guest never started")
 	r := c.task("tasks/cancel", id, nil)
 	if r.Error != nil || r.Result["resultType"] != "complete" || r.Result["status"] != nil {
 		t.Fatalf("cancel ack: %+v", r)
@@ -266,12 +263,8 @@ func TestTaskCancelStopsGuest(t *testing.T) {
 		t.Fatalf("after cancel: %v", got)
 	}
 	// The guest stopped: no call in flight, its memory given back.
-	deadline := time.Now().Add(5 * time.Second)
-	for st := stats(); st.InFlight > 0 || st.MemoryInUse > 0; st = stats() {
-		if time.Now().After(deadline) {
-			t.Fatalf("after the cancel: %+v", st)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !eventually.Within(5*time.Second, func() bool { st := stats(); return st.InFlight == 0 && st.MemoryInUse == 0 }) {
+		t.Fatalf("after the cancel: %+v", stats())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/guestmeta"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -33,7 +34,7 @@ func (s *Server) toolHandler(t *registry.Tool) mcp.ToolHandler {
 			return cb.roundTrip.ask(rootsInputID, &mcp.ListRootsParams{})
 		}
 		ctx = g.ctx
-		res := guestResult(t.Call(ctx, registry.CallRequest{Arguments: req.Params.Arguments, Invocation: g.inv}))
+		res := guestmeta.Result(t.Call(ctx, registry.CallRequest{Arguments: req.Params.Arguments, Invocation: g.inv}))
 		if cb.roundTrip != nil {
 			if ir, err := cb.roundTrip.result(); err != nil {
 				return t.HostError(err.Error()), nil // the guest's requests outgrew the round-trip state

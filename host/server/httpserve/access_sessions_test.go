@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/eventually"
+
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
@@ -45,16 +47,14 @@ func TestHTTPSessionsPerPrincipal(t *testing.T) {
 	}
 	b.Close()
 	open[0].Close()
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		cs, err := servertest.ClientWith(url, "0123456789abcdef0123")
-		if err == nil {
+	if !eventually.Within(30*time.Second, func() bool {
+		var cs *mcp.ClientSession
+		if cs, err = servertest.ClientWith(url, "0123456789abcdef0123"); err == nil {
 			cs.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("a's place never came back after one of its sessions ended: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err == nil
+	}) {
+		t.Fatalf("a's place never came back after one of its sessions ended: %v", err)
 	}
 	open[1].Close()
 }

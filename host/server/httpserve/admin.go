@@ -2,8 +2,6 @@ package httpserve
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -33,16 +31,7 @@ func OpsHandler(s Server, metrics http.Handler) http.Handler {
 
 // ListenAdmin listens on addr for the operator's endpoints (HOST:PORT or
 // :PORT; the host defaults to 127.0.0.1).
-func ListenAdmin(addr string) (net.Listener, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, fmt.Errorf("--admin %q: %v (use HOST:PORT or :PORT)", addr, err)
-	}
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	return net.Listen("tcp", net.JoinHostPort(host, port))
-}
+func ListenAdmin(addr string) (net.Listener, error) { return listen("--admin", addr) }
 
 // ServeAdmin serves h (see OpsHandler) on ln until ctx ends. The
 // endpoints answer at once, so every timeout is short.
@@ -60,17 +49,5 @@ func ServeAdmin(ctx context.Context, s Server, ln net.Listener, h http.Handler) 
 		s.Logger().Warn("serving the operator endpoints beyond loopback: /metrics and /readyz need no authentication", "addr", ln.Addr().String())
 	}
 	s.Logger().Info("serving operator endpoints", "url", "http://"+ln.Addr().String(), "paths", OpsPaths)
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(limitListener(ln, 64)) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := hs.Shutdown(shutCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return err
-	}
-	return nil
+	return serveUntil(ctx, hs, limitListener(ln, 64), 5*time.Second)
 }

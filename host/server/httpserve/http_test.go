@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/eventually"
+
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
@@ -107,7 +109,13 @@ func TestHTTPAllowedHosts(t *testing.T) {
 	// refuses every non-loopback Host there), and so is a loopback Host.
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
-	for host, want := range map[string]int{"mcp.example.com": 200, "evil.example": 403, hs.Listener.Addr().String(): 200} {
+	// The list adds to the loopback names, it does not replace them
+	// (docs/config.md, allowed_hosts): localhost stays accepted over
+	// loopback, and only there.
+	if got := serve("localhost"); got != http.StatusForbidden {
+		t.Fatalf("Host localhost on a public bind: %d, want 403", got)
+	}
+	for host, want := range map[string]int{"mcp.example.com": 200, "evil.example": 403, hs.Listener.Addr().String(): 200, "localhost": 200} {
 		req := initRequest(t, hs.URL, "")
 		req.Host = host
 		if resp, body := do(t, req); resp.StatusCode != want {
@@ -146,17 +154,15 @@ func TestHTTPSessionCap(t *testing.T) {
 		t.Fatalf("raw initialize over the cap: %d %q, want 503 and no session", resp.StatusCode, body)
 	}
 	sessions[0].Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		cs, err := connect()
-		if err == nil {
+	var err error
+	if !eventually.Within(10*time.Second, func() bool {
+		var cs *mcp.ClientSession
+		if cs, err = connect(); err == nil {
 			cs.Close()
-			break
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no session accepted after one closed: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return err == nil
+	}) {
+		t.Fatalf("no session accepted after one closed: %v", err)
 	}
 }
 

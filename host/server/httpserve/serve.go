@@ -148,10 +148,13 @@ func Handler(s Server, o Options) http.Handler {
 
 // Listen listens on addr (HOST:PORT or :PORT; the host defaults to
 // 127.0.0.1).
-func Listen(addr string) (net.Listener, error) {
+func Listen(addr string) (net.Listener, error) { return listen("--http", addr) }
+
+// listen listens on addr, named by flag in an error.
+func listen(flag, addr string) (net.Listener, error) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, fmt.Errorf("--http %q: %v (use HOST:PORT or :PORT)", addr, err)
+		return nil, fmt.Errorf("%s %q: %v (use HOST:PORT or :PORT)", flag, addr, err)
 	}
 	if host == "" {
 		host = "127.0.0.1"
@@ -193,14 +196,20 @@ func Serve(ctx context.Context, s Server, ln net.Listener, o Options) error {
 	}
 	s.Logger().Info("serving MCP over Streamable HTTP", "url", "http://"+ln.Addr().String()+"/mcp",
 		"stateless", o.Stateless, "max_sessions", o.MaxSessions, "max_conns", o.MaxConns)
+	return serveUntil(ctx, hs, limitListener(ln, o.MaxConns), o.ShutdownTimeout)
+}
+
+// serveUntil serves hs on ln until ctx ends, then shuts it down, letting
+// requests in progress finish for up to grace.
+func serveUntil(ctx context.Context, hs *http.Server, ln net.Listener, grace time.Duration) error {
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(limitListener(ln, o.MaxConns)) }()
+	go func() { errc <- hs.Serve(ln) }()
 	select {
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
 	}
-	shutCtx, cancel := context.WithTimeout(context.Background(), o.ShutdownTimeout)
+	shutCtx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	if err := hs.Shutdown(shutCtx); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return err

@@ -18,6 +18,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/eventually"
+
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/lifecycle"
@@ -106,11 +108,8 @@ func WaitInFlight(t testing.TB, srv *server.Server, n int) {
 		return
 	}
 	rt := v.(*plugin.Runtime)
-	for deadline := time.Now().Add(30 * time.Second); rt.Stats().InFlight < n; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Errorf("%d calls in flight after 30s, want %d", rt.Stats().InFlight, n)
-			return
-		}
+	if !eventually.Within(30*time.Second, func() bool { return rt.Stats().InFlight >= n }) {
+		t.Errorf("%d calls in flight after 30s, want %d", rt.Stats().InFlight, n)
 	}
 }
 

@@ -1,4 +1,4 @@
-package server
+package capscache
 
 import (
 	"strings"
@@ -31,12 +31,12 @@ func TestCapsKeyBound(t *testing.T) {
 // TestCapsCacheAbsentParams: a request without params (and without a
 // session) has no capabilities, as go-sdk says, and does not panic.
 func TestCapsCacheAbsentParams(t *testing.T) {
-	var c capsCache
+	var c Cache
 	r := &mcp.ServerRequest[*mcp.CallToolParamsRaw]{}
 	if want := r.ClientCapabilities(); want != nil {
 		t.Fatalf("go-sdk says %v", want)
 	}
-	if caps, raw := c.get(r); caps != nil || raw != nil {
+	if caps, raw := c.Get(r); caps != nil || raw != nil {
 		t.Fatalf("got %v %s, want none", caps, raw)
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package guestmeta
 
 import "testing"
 
@@ -18,8 +18,8 @@ func TestReservedMetaKey(t *testing.T) {
 		"com.example.mcpish/x":                 false,
 		"progressToken":                        false,
 	} {
-		if got := reservedMetaKey(k); got != want {
-			t.Errorf("reservedMetaKey(%q) = %v, want %v", k, got, want)
+		if got := Reserved(k); got != want {
+			t.Errorf("Reserved(%q) = %v, want %v", k, got, want)
 		}
 	}
 }

@@ -1,4 +1,8 @@
-package server
+// Package reqstate is the requestState of protocol 2026-07-28's multi
+// round-trip requests: what the server carries through the client between
+// rounds (the answers so far, and what binds them to one request), signed
+// so the client cannot invent answers or replay another call's state.
+package reqstate
 
 import (
 	"bytes"
@@ -11,17 +15,17 @@ import (
 	"time"
 )
 
-// maxRequestState bounds the answers carried between round trips.
-const maxRequestState = 1 << 20
+// MaxBytes bounds the answers carried between round trips.
+const MaxBytes = 1 << 20
 
-// stateLifetime bounds how long a client may take to answer.
-const stateLifetime = 15 * time.Minute
+// Lifetime bounds how long a client may take to answer.
+const Lifetime = 15 * time.Minute
 
-// roundState is what requestState carries, signed: the answers gathered so
+// State is what requestState carries, signed: the answers gathered so
 // far, and what binds them to one request — what was called, its
 // arguments, who asked (the authenticated principal), the requests issued
 // in the last round (id to method), a nonce and an expiry.
-type roundState struct {
+type State struct {
 	What    string                     `json:"what"`
 	Args    string                     `json:"args"`
 	Who     string                     `json:"who,omitempty"`
@@ -31,9 +35,9 @@ type roundState struct {
 	Expires int64                      `json:"exp"` // Unix seconds
 }
 
-// argsHash identifies a call's arguments whatever their key order or
+// ArgsHash identifies a call's arguments whatever their key order or
 // spacing.
-func argsHash(args json.RawMessage) string {
+func ArgsHash(args json.RawMessage) string {
 	var v any
 	d := json.NewDecoder(bytes.NewReader(args))
 	d.UseNumber()
@@ -45,18 +49,19 @@ func argsHash(args json.RawMessage) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
-// requestState travels through the client, so it is signed: the client may
-// answer a request as it likes, but cannot invent answers to requests the
+// Seal signs state with key for its trip through the client, which may
+// answer a request as it likes but cannot invent answers to requests the
 // server never made, or replay another call's state.
-func sealState(key, state []byte) string {
+func Seal(key, state []byte) string {
 	mac := hmac.New(sha256.New, key)
 	mac.Write(state)
 	return base64.RawURLEncoding.EncodeToString(state) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
 }
 
-func openState(key []byte, sealed string) ([]byte, error) {
+// Open checks a sealed state's signature with key and returns the state.
+func Open(key []byte, sealed string) ([]byte, error) {
 	body, sig, ok := strings.Cut(sealed, ".")
-	if !ok || len(body) > 2*maxRequestState {
+	if !ok || len(body) > 2*MaxBytes {
 		return nil, errors.New("malformed")
 	}
 	state, err1 := base64.RawURLEncoding.DecodeString(body)

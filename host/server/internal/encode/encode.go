@@ -1,4 +1,6 @@
-package server
+// Package encode makes every answer the server gives one go-sdk can write
+// (a go-sdk v1.8.0 workaround: RATIONALE.md lists it).
+package encode
 
 import (
 	"encoding/json"
@@ -16,21 +18,21 @@ import (
 // is not JSON fails the transport's write, and go-sdk v1.8.0 then ends the
 // session (on stdio, the process); a result that does not marshal is logged
 // by go-sdk and never answered, so the client waits forever. Every answer
-// therefore passes encodable on its way out (the codes middleware), and the
+// therefore passes Answer on its way out (the codes middleware), and the
 // stream transports keep a last line of defence (codeConn.Write).
 
-// encodable returns res and err as they are when both can be written, and
+// Answer returns res and err as they are when both can be written, and
 // otherwise an answer that can: an error whose Data is not valid JSON gets
 // its Data rebuilt (resources/read) or dropped, and a result that does not
 // marshal becomes an isError bad_output result (tools/call) or an
 // internal error naming why. why, when not empty, says what was replaced.
-func encodable(method string, req mcp.Request, res mcp.Result, err error) (_ mcp.Result, _ error, why string) {
+func Answer(method string, req mcp.Request, res mcp.Result, err error) (_ mcp.Result, _ error, why string) {
 	if err != nil {
 		var we *jsonrpc.Error
 		if errors.As(err, &we) && len(we.Data) > 0 && !json.Valid(we.Data) {
 			fixed := &jsonrpc.Error{Code: we.Code, Message: we.Message}
 			if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil && we.Code == mcp.CodeResourceNotFound {
-				fixed.Data = resourceNotFound(r.Params.URI).(*jsonrpc.Error).Data
+				fixed.Data = ResourceNotFound(r.Params.URI).(*jsonrpc.Error).Data
 			}
 			return nil, fixed, "error data that is not JSON: " + string(we.Data)
 		}
@@ -39,7 +41,7 @@ func encodable(method string, req mcp.Request, res mcp.Result, err error) (_ mcp
 	if res == nil {
 		return res, nil, ""
 	}
-	if surelyEncodable(res) {
+	if Surely(res) {
 		return res, nil, ""
 	}
 	if _, merr := json.Marshal(res); merr != nil {
@@ -55,13 +57,13 @@ func encodable(method string, req mcp.Request, res mcp.Result, err error) (_ mcp
 	return res, nil, ""
 }
 
-// surelyEncodable reports, without encoding it, that res is a tool result
+// Surely reports, without encoding it, that res is a tool result
 // json.Marshal encodes: text content, and structuredContent and _meta made
 // of JSON values (what a guest's output decodes to; structuredContent may
 // be the guest's bytes, checked with json.Valid). Every tool answer passes
-// encodable, and encoding it there doubled the cost of the answer; a false
+// Answer, and encoding it there doubled the cost of the answer; a false
 // here only means res is encoded to find out.
-func surelyEncodable(res mcp.Result) bool {
+func Surely(res mcp.Result) bool {
 	r, ok := res.(*mcp.CallToolResult)
 	if !ok || r == nil || r.InputRequests != nil || !jsonValue(r.StructuredContent) || !jsonValue(map[string]any(r.Meta)) {
 		return false
@@ -101,4 +103,14 @@ func jsonValue(v any) bool {
 		return true
 	}
 	return false
+}
+
+// ResourceNotFound is mcp.ResourceNotFoundError with its data encoded by
+// encoding/json: go-sdk builds the data with %q, which writes a DEL or an
+// invalid UTF-8 byte in the URI as Go escapes (\x7f), not JSON.
+func ResourceNotFound(uri string) error {
+	data, _ := json.Marshal(struct {
+		URI string `json:"uri"`
+	}{uri})
+	return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found", Data: data}
 }
