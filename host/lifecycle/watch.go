@@ -261,17 +261,20 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 				delete(settled, f)
 			}
 		}
+		// A policy change is acted on whatever else settled with it (the
+		// lock file written by a load, a plugin file), unless the config
+		// changed too: its reload reads the policies.
+		if policyChanged && !settled[cfgFile] {
+			r.mu.Lock()
+			r.reloadPolicy(r.cfg, "policy file changed")
+			r.mu.Unlock()
+		}
 		switch {
 		case settled[cfgFile]:
 			r.reloadConfig(ctx, "config file changed") // reads the policies too
 		case r.lockFile != "" && settled[absPath(r.lockFile)]:
 			r.approvals(ctx)
 		default:
-			if policyChanged {
-				r.mu.Lock()
-				r.reloadPolicy(r.cfg, "policy file changed")
-				r.mu.Unlock()
-			}
 			if len(settled) > 0 {
 				r.rescan(ctx, settled)
 			}
