@@ -82,6 +82,10 @@ func newStub(t *testing.T) *stubServer {
 		s.seen = append(s.seen, fmt.Sprintf("%s %s auth=%q x=%q body=%q", r.Method, r.URL.Path, r.Header.Get("Authorization"), r.Header.Get("X-Test"), body))
 		s.mu.Unlock()
 		w.Header().Set("X-Stub", "yes")
+		// A fixed Date: net/http's own would differ between the two hosts'
+		// calls when a second turns between them (a guest that echoes the
+		// headers, pdk_http, then compared unequal).
+		w.Header().Set("Date", "Sun, 29 Nov 2026 00:00:00 GMT")
 		if strings.HasSuffix(r.URL.Path, "/missing") {
 			w.WriteHeader(http.StatusNotFound)
 		}
