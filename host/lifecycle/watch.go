@@ -264,15 +264,18 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 		switch {
 		case settled[cfgFile]:
 			r.reloadConfig(ctx, "config file changed") // reads the policies too
-		case r.lockFile != "" && settled[absPath(r.lockFile)]:
-			r.approvals(ctx)
 		default:
 			if policyChanged {
 				r.mu.Lock()
 				r.reloadPolicy(r.cfg, "policy file changed")
 				r.mu.Unlock()
 			}
-			if len(settled) > 0 {
+			// The lock file changed (mcpwasm trust, or a first use
+			// recorded): the plugins with holds are read again, with
+			// whatever else settled in the same round.
+			if lock := absPath(r.lockFile); r.lockFile != "" && settled[lock] {
+				r.approvals(ctx)
+			} else if len(settled) > 0 {
 				r.rescan(ctx, settled)
 			}
 		}
