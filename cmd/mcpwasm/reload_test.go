@@ -46,6 +46,7 @@ func startReload(t *testing.T, opts *mcp.ClientOptions, sopts *mcp.ClientSession
 		}
 	}
 	rs.cmd = exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir(), "--log-level", "debug"}, args...)...)
+	rs.cmd.Env = testEnv(t)
 	rs.cmd.Stderr = rs.stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

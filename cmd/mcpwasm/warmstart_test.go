@@ -19,6 +19,7 @@ import (
 func startOver(t *testing.T, cache string, args ...string) (*mcp.ClientSession, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", cache, "--watch=false"}, args...)...)
+	cmd.Env = testEnv(t)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
