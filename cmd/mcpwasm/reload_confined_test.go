@@ -106,7 +106,7 @@ func TestAtomicReplaceUnderConfinement(t *testing.T) {
 					}
 				}
 				cfg := filepath.Join(dir, "mcpwasm.toml")
-				rs := startReload(t, nil, nil, "--confine", mode, "--config", cfg)
+				rs := startReload(t, nil, nil, "--confine", mode, "--trust", "off", "--config", cfg) // the swap declares other tools
 				rs.waitLog("process confined")
 				rs.waitTools("one_echo")
 				// A new version of the plugin alone, then of the config.
