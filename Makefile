@@ -7,13 +7,14 @@ GO ?= go
 ## MCPWASM_REQUIRE_FIXTURES=1 makes a test that lacks a fixture or toolchain fail
 ## instead of skipping (internal/fixture), so nothing passes by skipping here.
 test: export MCPWASM_REQUIRE_FIXTURES = 1
-# TestInterruptionPointsChangeNothing runs every module this repository
-# builds twice and compares the answers: guest semantics, no host
-# concurrency to race on; under -race it took 218 of host/plugin's 409 s.
-DIFFERENTIAL = ^(TestInterruptionPointsChangeNothing|TestDirectCallsChangeNothing)$$
+# TestInterruptionPointsChangeNothing and TestDifferentialExtism (Extism's
+# go-sdk as the reference of the ABI the host serves) run every module this
+# repository builds twice and compare the answers: guest semantics, no host
+# concurrency to race on; under -race the first took 218 of host/plugin's 409 s.
+DIFFERENTIAL = ^(TestInterruptionPointsChangeNothing|TestDifferentialExtism)$$
 test: toolchains wasm vet guests
-	$(GO) test -race -count=1 -skip '$(DIFFERENTIAL)' ./...
-	$(GO) test -count=1 -run '$(DIFFERENTIAL)' ./host/plugin/
+	$(GO) test -race -count=1 -timeout 25m -skip '$(DIFFERENTIAL)' ./...
+	$(GO) test -count=1 -run '$(DIFFERENTIAL)' ./host/plugin/...
 	cd sigstore && $(GO) vet ./... && $(GO) test -race -count=1 ./...
 	cd deploy/kubernetes/check && $(GO) test -count=1 ./...
 	./scripts/conformance.sh

@@ -7,7 +7,7 @@ require (
 	github.com/MicahParks/keyfunc/v3 v3.9.1
 	github.com/cedar-policy/cedar-go v1.9.1 // policies (host/policy): the Cedar project's own Go evaluator and validator, pinned; see RATIONALE.md
 	github.com/elastic/go-seccomp-bpf v1.6.0
-	github.com/extism/go-sdk v1.7.1
+	github.com/extism/go-sdk v1.7.1 // tests only: the reference hostenv is held to (host/plugin/internal/hostenv)
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/jsonschema-go v0.4.3

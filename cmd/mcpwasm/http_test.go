@@ -28,6 +28,7 @@ func httpServe(t *testing.T, args ...string) string {
 func httpServeCmd(t testing.TB, args ...string) (string, *exec.Cmd, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir(), "--http", "127.0.0.1:0"}, args...)...)
+	cmd.Env = testEnv(t)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

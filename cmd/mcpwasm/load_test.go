@@ -25,6 +25,7 @@ type syncBuffer = fixture.Buffer
 func serveClient(t *testing.T, args ...string) (*mcp.ClientSession, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir()}, args...)...)
+	cmd.Env = testEnv(t)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)

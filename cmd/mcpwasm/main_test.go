@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,6 +25,34 @@ import (
 
 var binary string
 
+// defaultCache is the tests' XDG_CACHE_HOME (TestMain); testCaches gives
+// each top-level test one of its own (testEnv).
+var (
+	defaultCache string
+	testCaches   sync.Map
+)
+
+// testEnv is the environment of a command a test runs: its own
+// XDG_CACHE_HOME, so that what a config-less serve records in the store's
+// mcpwasm.lock (a plugin's declarations, keyed by its name) is not seen by
+// another test serving another plugin of the same name, or the same one
+// unprefixed. Nil (inherit) when the test set XDG_CACHE_HOME itself.
+func testEnv(t testing.TB) []string {
+	if os.Getenv("XDG_CACHE_HOME") != defaultCache {
+		return nil
+	}
+	name, _, _ := strings.Cut(t.Name(), "/")
+	d, ok := testCaches.Load(name)
+	if !ok {
+		dir, err := os.MkdirTemp(filepath.Dir(defaultCache), "cache-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ = testCaches.LoadOrStore(name, dir)
+	}
+	return append(os.Environ(), "XDG_CACHE_HOME="+d.(string))
+}
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "mcpwasm-bin")
 	if err != nil {
@@ -34,7 +63,8 @@ func TestMain(m *testing.M) {
 	// the plugin store's mcpwasm.lock (os.UserCacheDir()/mcpwasm): each
 	// run of the tests gets its own, so a fixture rebuilt with other
 	// declarations is not held by a previous run's record.
-	os.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	defaultCache = filepath.Join(dir, "cache")
+	os.Setenv("XDG_CACHE_HOME", defaultCache)
 	if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
 		panic("go build: " + err.Error() + "\n" + string(out))
 	}
@@ -47,6 +77,7 @@ func TestMain(m *testing.M) {
 func stdioClient(t *testing.T, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir()}, args...)...)
+	cmd.Env = testEnv(t)
 	stderr := &bytes.Buffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -120,6 +151,7 @@ func runCLI(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	cmd := exec.Command(binary, args...)
+	cmd.Env = testEnv(t)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	code := 0

@@ -33,7 +33,7 @@ func TestAtomicReplaceUnderConfinement(t *testing.T) {
 				dir := t.TempDir()
 				p := filepath.Join(dir, "p.wasm")
 				fixture.Copy(t, "echo", p)
-				rs := startReload(t, nil, nil, "--confine", mode, p)
+				rs := startReload(t, nil, nil, "--confine", mode, "--trust", "off", p) // the swap declares other tools (trust would hold them)
 				rs.waitLog("process confined")
 				rs.waitTools("p_echo")
 				replaceByRename(t, "constant", p)
@@ -50,7 +50,7 @@ func TestAtomicReplaceUnderConfinement(t *testing.T) {
 				dir := t.TempDir()
 				p := filepath.Join(dir, "p.wasm")
 				fixture.Copy(t, "echo", p)
-				rs := startReload(t, nil, nil, "--confine", mode, dir)
+				rs := startReload(t, nil, nil, "--confine", mode, "--trust", "off", dir)
 				rs.waitLog("process confined")
 				rs.waitTools("p_echo")
 				replaceByRename(t, "constant", p)
@@ -106,7 +106,7 @@ func TestAtomicReplaceUnderConfinement(t *testing.T) {
 					}
 				}
 				cfg := filepath.Join(dir, "mcpwasm.toml")
-				rs := startReload(t, nil, nil, "--confine", mode, "--config", cfg)
+				rs := startReload(t, nil, nil, "--confine", mode, "--trust", "off", "--config", cfg) // the swap declares other tools
 				rs.waitLog("process confined")
 				rs.waitTools("one_echo")
 				// A new version of the plugin alone, then of the config.

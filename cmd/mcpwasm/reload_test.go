@@ -48,6 +48,7 @@ func startReload(t *testing.T, opts *mcp.ClientOptions, sopts *mcp.ClientSession
 		}
 	}
 	rs.cmd = exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir(), "--log-level", "debug"}, args...)...)
+	rs.cmd.Env = testEnv(t)
 	rs.cmd.Stderr = rs.stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -165,7 +166,9 @@ func TestReloadReplaceFinishesInFlightCall(t *testing.T) {
 	// call. (From 2026-07-28 on it is a multi round-trip: the call returns,
 	// and the client calls again with the answer; that second call is a
 	// new request and goes to whichever version serves then.)
-	rs := startReload(t, opts, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}, dir, "--timeout", "5m")
+	// --trust off: the new version declares its tool otherwise (trust
+	// would hold it until approved: TestTrustReloadE2E).
+	rs := startReload(t, opts, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}, dir, "--timeout", "5m", "--trust", "off")
 	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) }) // before the session closes: a failure must not leave the call held
 	if got := rs.tools(); got != "svc_sample" {
 		t.Fatalf("tools at start = %q", got)

@@ -43,6 +43,7 @@ func toolDecl(name, desc string) string {
 func runTrust(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"trust", "--cache-dir", t.TempDir()}, args...)...)
+	cmd.Env = testEnv(t)
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {

@@ -19,6 +19,7 @@ import (
 func startOver(t *testing.T, cache string, args ...string) (*mcp.ClientSession, *syncBuffer) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", cache, "--watch=false"}, args...)...)
+	cmd.Env = testEnv(t)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -112,7 +113,9 @@ func TestWarmStartSeesChangedFile(t *testing.T) {
 	}
 	cs.Close()
 	put("typed")
-	cs, stderr = startOver(t, cache, file)
+	// --trust off: the new file declares other tools, which the default
+	// trust would hold until approved (TestTrustHoldsE2E).
+	cs, stderr = startOver(t, cache, "--trust", "off", file)
 	if got := toolNames(t, cs, stderr); strings.Contains(got, "tool_echo") || got == "" {
 		t.Fatalf("after the file changed, the tools are %s (the old file's)\n%s", got, stderr)
 	}

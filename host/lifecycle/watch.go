@@ -261,18 +261,27 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 				delete(settled, f)
 			}
 		}
-		switch {
-		case settled[cfgFile]:
-			r.reloadConfig(ctx, "config file changed") // reads the policies too
-		case r.lockFile != "" && settled[absPath(r.lockFile)]:
-			r.approvals(ctx)
-		default:
+		lockChanged := r.lockFile != "" && settled[absPath(r.lockFile)]
+		delete(settled, absPath(r.lockFile))
+		// Changes that settle together are each acted on: a config reload
+		// reads the policies, the approvals and every plugin again; without
+		// one, a policy change reloads the policies, and a lock file change
+		// (serve's own first-use record, or mcpwasm trust) every plugin,
+		// else the changed plugins are. cmd/mcpwasm's TestPolicyHotReload
+		// fails when a lock file write settling with a policy change hides
+		// it.
+		if settled[cfgFile] {
+			r.reloadConfig(ctx, "config file changed")
+		} else {
+			if lockChanged {
+				r.approvals(ctx)
+			}
 			if policyChanged {
 				r.mu.Lock()
 				r.reloadPolicy(r.cfg, "policy file changed")
 				r.mu.Unlock()
 			}
-			if len(settled) > 0 {
+			if len(settled) > 0 && !lockChanged {
 				r.rescan(ctx, settled)
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
+	"github.com/mcpwasm/mcpwasm/host/plugin/internal/hostenv"
 )
 
 // TableElementBytes is what one table element is charged, against a
@@ -23,12 +24,12 @@ func maxTableElements(memLimit uint64) uint64 {
 }
 
 // startBytes is what one instance holds from the moment it is built: the
-// Extism kernel's memory, the plugin's memories at their initial sizes,
+// kernel's memory (hostenv), the plugin's memories at their initial sizes,
 // and its tables at their maximums (wazero grows tables outside any
 // allocator, so the budget cannot refuse a table.grow; it is charged up
 // front instead).
 func (p *Plugin) startBytes() uint64 {
-	n := uint64(kernelMinPages) * pageSize
+	n := uint64(hostenv.MinPages) * pageSize
 	if p.cfg.Interrupts == InterruptPoints {
 		n += StackLimit // the guest's stack, as the rewrite bounds it
 	}

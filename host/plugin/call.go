@@ -11,20 +11,18 @@ import (
 	"strings"
 	"time"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
+	"github.com/mcpwasm/mcpwasm/host/plugin/internal/hostenv"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/experimental"
 )
 
-// MaxInput is the largest input a call accepts: what fits in the Extism
-// kernel's memory beyond the 1 MiB the kernel keeps for itself, with a page
-// to spare. Larger inputs are refused before the guest runs (the kernel
-// would otherwise hand the guest an empty input without saying so).
+// MaxInput is the largest input a call accepts: what fits in the kernel's
+// memory beyond its initial 1 MiB, with a page to spare. Larger inputs
+// are refused before the guest runs.
 func (p *Plugin) MaxInput() int {
-	return int(p.cfg.MemoryLimit) - (kernelMinPages+1)*pageSize
+	return int(p.cfg.MemoryLimit) - (hostenv.MinPages+1)*pageSize
 }
 
 // CallOptions are what one call brings beside its export and input.
@@ -75,7 +73,7 @@ func (p *Plugin) InvokeWith(ctx context.Context, export string, input []byte, co
 }
 
 // invoke is InvokeWith on the given code.
-func (p *Plugin) invoke(ctx context.Context, code *extism.CompiledPlugin, export string, input []byte, co CallOptions) (out []byte, cerr *Error) {
+func (p *Plugin) invoke(ctx context.Context, code *compiled, export string, input []byte, co CallOptions) (out []byte, cerr *Error) {
 	ctx, span := tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
 	var o outcome
 	defer func() {
@@ -134,14 +132,18 @@ func (p *Plugin) invoke(ctx context.Context, code *extism.CompiledPlugin, export
 
 // run instantiates, calls and discards one instance, its memories drawn
 // from res.
-func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export string, input []byte, res *memalloc.Reservation, co CallOptions) (out []byte, o outcome) {
+func (p *Plugin) run(ctx context.Context, code *compiled, export string, input []byte, res *memalloc.Reservation, co CallOptions) (out []byte, o outcome) {
+	gio := p.takeGuestIO(ctx)
+	defer func() { // last: the report below reads the writers
+		gio.ctx = nil
+		p.ios.Put(gio)
+	}()
 	o.timeoutMs = p.Limit(co).Milliseconds()
 	o.memLimit = p.cfg.MemoryLimit
-	stdout := &capWriter{max: guestOutputCap}
-	stderr := &capWriter{max: guestOutputCap}
+	stdout, stderr := &gio.stdout, &gio.stderr
 	mem := &memWatch{inner: res, limit: p.cfg.MemoryLimit}
 	exit := &exitWatch{}
-	st := &callState{cb: co.Callbacks, inputLen: uint64(len(input))}
+	st := &callState{cb: co.Callbacks, plugin: p}
 
 	defer func() {
 		if r := recover(); r != nil {
@@ -165,10 +167,8 @@ func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export st
 	}
 	defer turn.Release() // before the deferred report above reads Used
 	st.cpu = turn
-	st.net = p.newNetCall()
-	ctx = withCallState(ctx, st)
 
-	mc := p.moduleConfig(ctx, stdout, stderr)
+	mc := gio.mc
 	if len(co.Mounts) > 0 {
 		fsc, closer, err := mountFS(co.Mounts, p.cfg.Grants, p.fsRefusals(ctx))
 		if err != nil {
@@ -178,26 +178,21 @@ func (p *Plugin) run(ctx context.Context, code *extism.CompiledPlugin, export st
 		defer closer.Close() // after the instance closes (defers run last-in, first-out)
 		mc = mc.WithFSConfig(fsc)
 	}
-	ictx := experimental.WithMemoryAllocator(ctx, mem)
-	ictx = experimental.WithCloseNotifier(ictx, exit)
-	inst, err := code.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: mc})
+	inst, ctx, err := p.newInstance(ctx, code, mc, mem, exit, st, func(c context.Context) { gio.ctx = c })
 	if err != nil {
-		o.err, o.rc = fmt.Errorf("instantiate: %w", err), 1
+		o.err, o.rc = err, 1
 		return nil, o
 	}
-	defer inst.Close(context.Background())
-	inst.SetLogger(func(level extism.LogLevel, msg string) {
-		p.rt.logger.DebugContext(ctx, "guest log", "plugin", p.cfg.Name, "level", level.String(), "msg", truncate(msg, 2000))
-	})
+	defer inst.close()
 	exit.arm(true)
-	o.rc, out, o.err = callInstance(ctx, inst, export, input)
+	o.rc, out, o.err = inst.call(ctx, export, input)
 	exit.arm(false)
 	o.exited, o.exitCode = exit.result()
 	if o.err != nil && !o.exited && ctx.Err() == nil {
-		// Extism drops the guest's error_set message when the call traps;
-		// the kernel still has it. It is how AssemblyScript aborts and
-		// panic hooks without stderr explain themselves.
-		o.guestMsg = instanceError(ctx, inst)
+		// The guest's error_set message is not the call's error when the
+		// call traps; the kernel still has it. It is how AssemblyScript
+		// aborts and panic hooks without stderr explain themselves.
+		o.guestMsg = inst.errorMessage()
 	}
 	return out, o
 }
@@ -212,20 +207,60 @@ func (p *Plugin) hostPanic(ctx context.Context, export string, r any, o *outcome
 		"export", export, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 }
 
-// moduleConfig is the guest's view of the world for one call: real clocks,
-// OS randomness, sleeps that end with the call, captured output, no
-// environment, no arguments and no filesystem.
-func (p *Plugin) moduleConfig(ctx context.Context, stdout, stderr *capWriter) wazero.ModuleConfig {
-	return wazero.NewModuleConfig().
-		WithSysWalltime().
-		WithSysNanotime().
-		WithRandSource(rand.Reader).
+// baseModuleConfig is what every guest instance gets: real clocks, OS
+// randomness (a source given, so wazero seeds none per instance), no start
+// function (the runtime init runs before the first export, see hostenv),
+// an anonymous module name (instances of one module run side by side), no
+// environment, no arguments and no filesystem. A ModuleConfig is
+// immutable: each With returns a copy, so one value serves every call.
+var baseModuleConfig = wazero.NewModuleConfig().
+	WithSysWalltime().
+	WithSysNanotime().
+	WithRandSource(rand.Reader).
+	WithStartFunctions().
+	WithName("")
+
+// moduleConfig is the guest's view of the world for one call:
+// baseModuleConfig, with sleeps that end with the call and captured
+// output.
+// A sleep runs under cur(), the running call's context once the instance
+// carries its state (newInstance's setCtx), so it gives up the call's CPU
+// slot.
+func (p *Plugin) moduleConfig(cur func() context.Context, stdout, stderr *capWriter) wazero.ModuleConfig {
+	return baseModuleConfig.
 		WithNanosleep(func(ns int64) {
+			ctx := cur()
 			defer blocking(ctx)()
 			sleepCtx(ctx, ns)
 		}).
 		WithStdout(stdout).
 		WithStderr(stderr)
+}
+
+// guestIO is a call's guest I/O: the captured stdout and stderr, the
+// context the guest's sleeps run under, and the ModuleConfig built on them.
+// A ModuleConfig is immutable, so each guestIO builds its own once and a
+// plugin keeps them in a pool (p.ios): building one per call cost three
+// copies of wazero's config and a closure. The guest runs, and sleeps, on
+// the calling goroutine, which alone reads and writes ctx.
+type guestIO struct {
+	stdout, stderr capWriter
+	ctx            context.Context
+	mc             wazero.ModuleConfig
+}
+
+// takeGuestIO returns a guestIO from the pool (or a new one), emptied, its
+// sleeps under ctx until the instance's context replaces it.
+func (p *Plugin) takeGuestIO(ctx context.Context) *guestIO {
+	gio, _ := p.ios.Get().(*guestIO)
+	if gio == nil {
+		gio = &guestIO{stdout: capWriter{max: guestOutputCap}, stderr: capWriter{max: guestOutputCap}}
+		gio.mc = p.moduleConfig(func() context.Context { return gio.ctx }, &gio.stdout, &gio.stderr)
+	}
+	gio.stdout.reset()
+	gio.stderr.reset()
+	gio.ctx = ctx
+	return gio
 }
 
 // sleepCtx sleeps ns nanoseconds or until ctx ends, whichever comes first.

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/experimental"
@@ -36,7 +35,7 @@ import (
 // its load-time declarations.
 type code struct {
 	codeMu     sync.Mutex
-	compiled   *extism.CompiledPlugin // the compiler's code, once built
+	compiled   *compiled // the compiler's code, once built
 	compileErr error
 	compiling  chan struct{} // closed when the build ends; nil before it starts
 	closed     bool
@@ -46,8 +45,8 @@ type code struct {
 	raw []byte
 
 	listerMu sync.RWMutex
-	lister   *extism.CompiledPlugin // the interpreter's, from a cold load until KeepDeclarations
-	guard    *listGuard             // the lister's checks, when it runs the module without interruption points
+	lister   *compiled  // the interpreter's, from a cold load until KeepDeclarations
+	guard    *listGuard // the lister's checks, when it runs the module without interruption points
 
 	listInstMu   sync.Mutex
 	listInst     *listInstance // the lister's instance all load-time reads share (listing.go)
@@ -91,19 +90,14 @@ var errClosed = errors.New("the plugin is closed")
 
 // compile builds wasm for this plugin: with wazero's compiler (sharing the
 // compilation cache, one at a time: see compileMu), or its interpreter.
-func (p *Plugin) compile(ctx context.Context, wasm []byte, interpreter bool) (*extism.CompiledPlugin, error) {
+func (p *Plugin) compile(ctx context.Context, wasm []byte, interpreter bool) (*compiled, error) {
 	return p.compileGuarded(ctx, wasm, interpreter, nil)
 }
 
 // compileGuarded is compile; with a guard (interpreter only) wasm is the
 // module without interruption points, run under the guard's checks and
 // wazero's own at loop headers (listguard.go).
-func (p *Plugin) compileGuarded(ctx context.Context, wasm []byte, interpreter bool, g *listGuard) (*extism.CompiledPlugin, error) {
-	manifest := extism.Manifest{
-		Wasm:   []extism.Wasm{extism.WasmData{Data: wasm, Name: "main"}},
-		Memory: &extism.ManifestMemory{MaxPages: uint32(p.cfg.MemoryLimit / pageSize), MaxVarBytes: 1 << 20},
-		Config: p.cfg.GuestConfig,
-	}
+func (p *Plugin) compileGuarded(ctx context.Context, wasm []byte, interpreter bool, g *listGuard) (*compiled, error) {
 	rc := p.rt.runtimeConfig(p.cfg.MemoryLimit, p.cfg.Interrupts)
 	if interpreter {
 		// No compilation cache: the interpreter does not use it.
@@ -118,15 +112,13 @@ func (p *Plugin) compileGuarded(ctx context.Context, wasm []byte, interpreter bo
 		// One compilation at a time: wazero v1.12.0, reading a module from
 		// the file cache, publishes it to its in-memory cache before filling
 		// in its entry preambles, so a concurrent load of the same bytes
-		// (Extism's kernel, in every plugin; or one file in two [[plugin]]
-		// tables) could call into it half-built (a data race -race caught in
+		// (one file in two [[plugin]] tables) could call into it half-built (a data race -race caught in
 		// TestConcurrentLoadsWithFileCache).
 		p.rt.compileMu.Lock()
 		defer p.rt.compileMu.Unlock()
 		p.rt.loads.compiles.Add(1)
 	}
-	c, err := extism.NewCompiledPlugin(ctx, manifest, extism.PluginConfig{RuntimeConfig: rc, EnableWasi: p.needsWASI},
-		append(append(append(hostFunctions(), interruptFunctions()...), netFunctions()...), kernelFunctions()...))
+	c, err := newCompiled(ctx, rc, wasm, p.needsWASI)
 	if err == nil && g != nil {
 		if err = g.resolve(); err != nil {
 			c.Close(context.Background())
@@ -179,7 +171,7 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 // build compiles the prepared module: wasm, or raw with its interruption
 // points added now, or the load cache's copy, or one prepared anew from
 // the plugin's bytes.
-func (p *Plugin) build(wasm, raw []byte, background bool) (*extism.CompiledPlugin, error) {
+func (p *Plugin) build(wasm, raw []byte, background bool) (*compiled, error) {
 	if wasm == nil && raw != nil {
 		prep, err := p.rt.instrument(p.prepKey, raw, p.Module, &p.cfg)
 		if err != nil {
@@ -203,7 +195,7 @@ func (p *Plugin) build(wasm, raw []byte, background bool) (*extism.CompiledPlugi
 
 // machineCode waits for the plugin's machine code, building it if needed,
 // until ctx ends.
-func (p *Plugin) machineCode(ctx context.Context) (*extism.CompiledPlugin, *Error) {
+func (p *Plugin) machineCode(ctx context.Context) (*compiled, *Error) {
 	if p.listInstLive.Load() {
 		p.endListing() // a compiled call: the load-time reads are over
 	}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/plugin/internal/hostenv"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 )
 
 // Callbacks receives what a guest sends to its client in the middle of a
@@ -39,81 +41,101 @@ func callbacksFrom(ctx context.Context) Callbacks {
 // maxHostPayload bounds what one host-function call may hand the host.
 const maxHostPayload = 1 << 20
 
+// hostFunc is a host function this package serves (extism:host/user and
+// the interruption points): its name, wasm type and Go code. Its kernel
+// handles are the call's kernel memory's (kernelOf).
+type hostFunc struct {
+	name            string
+	params, results []api.ValueType
+	fn              func(ctx context.Context, stack []uint64)
+}
+
+// instantiateHostModule adds the host module ns serving fs to r.
+func instantiateHostModule(ctx context.Context, r wazero.Runtime, ns string, fs []hostFunc) error {
+	b := r.NewHostModuleBuilder(ns)
+	for _, f := range fs {
+		fn := f.fn
+		b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, stack []uint64) {
+			fn(ctx, stack)
+		}), f.params, f.results).Export(f.name)
+	}
+	_, err := b.Instantiate(ctx)
+	return err
+}
+
 // HostFunctions lists the extism:host/user functions this host provides, by
 // name. A plugin importing any other user function is refused at load.
 var HostFunctions = func() map[string]bool {
 	m := map[string]bool{}
 	for _, f := range hostFunctions() {
-		m[f.Name] = true
+		m[f.name] = true
 	}
 	return m
 }()
 
+// kernelOf is the running call's kernel memory. Host functions run only
+// inside a call, whose context carries it.
+func kernelOf(ctx context.Context) *hostenv.Kernel {
+	return hostenv.From(ctx).Kernel
+}
+
 // readPayload takes ownership of the kernel block at handle and returns its
 // bytes, or nil if it is absent or too large.
-func readPayload(ctx context.Context, p *extism.CurrentPlugin, handle uint64) []byte {
+func readPayload(ctx context.Context, handle uint64) []byte {
 	if handle == 0 {
 		return nil
 	}
-	defer p.FreeWithContext(ctx, handle) //nolint:errcheck // the block is the host's to free; a failure leaks only guest memory
-	n, err := p.LengthWithContext(ctx, handle)
-	if err != nil || n > maxHostPayload {
+	k := kernelOf(ctx)
+	defer k.Free(handle) // the block is the host's to free
+	if k.Length(handle) > maxHostPayload {
 		return nil
 	}
-	b, err := p.ReadBytes(handle)
-	if err != nil {
+	b, ok := k.Block(handle)
+	if !ok {
 		return nil
 	}
-	return b
+	return append([]byte(nil), b...)
 }
 
-func notifyFunc(name string, deliver func(Callbacks, context.Context, json.RawMessage) error) extism.HostFunction {
-	f := extism.NewHostFunctionWithStack(name,
-		func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
-			payload := readPayload(ctx, p, stack[0])
-			cb := callbacksFrom(ctx)
-			if payload == nil || cb == nil || ctx.Err() != nil || !json.Valid(payload) {
-				return
-			}
-			_ = deliver(cb, ctx, payload) // a notification the client cannot take is dropped, never fatal to the call
-		},
-		[]extism.ValueType{extism.ValueTypePTR}, nil)
-	f.SetNamespace(abi.NamespaceUser)
-	return f
+func notifyFunc(name string, deliver func(Callbacks, context.Context, json.RawMessage) error) hostFunc {
+	return hostFunc{name, ptrParams(true), nil, func(ctx context.Context, stack []uint64) {
+		payload := readPayload(ctx, stack[0])
+		cb := callbacksFrom(ctx)
+		if payload == nil || cb == nil || ctx.Err() != nil || !json.Valid(payload) {
+			return
+		}
+		_ = deliver(cb, ctx, payload) // a notification the client cannot take is dropped, never fatal to the call
+	}}
 }
 
 // requestFunc is a host function that asks the client something and returns
 // its answer, or {"error":{"message":...}}, as a new kernel block.
-func requestFunc(name string, takesInput bool) extism.HostFunction {
-	f := extism.NewHostFunctionWithStack(name,
-		func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
-			var payload []byte
-			if takesInput {
-				payload = readPayload(ctx, p, stack[0])
-				if payload == nil || !json.Valid(payload) {
-					stack[0] = writeResult(ctx, p, nil, errors.New("the request is not valid JSON (or is over 1 MiB)"))
-					return
-				}
-			}
-			cb := callbacksFrom(ctx)
-			if cb == nil {
-				stack[0] = writeResult(ctx, p, nil, errors.New("no client is connected to this call"))
+func requestFunc(name string, takesInput bool) hostFunc {
+	return hostFunc{name, ptrParams(takesInput), ptrParams(true), func(ctx context.Context, stack []uint64) {
+		var payload []byte
+		if takesInput {
+			payload = readPayload(ctx, stack[0])
+			if payload == nil || !json.Valid(payload) {
+				stack[0] = writeResult(ctx, nil, errors.New("the request is not valid JSON (or is over 1 MiB)"))
 				return
 			}
-			done := blocking(ctx)
-			res, err := cb.Request(ctx, name, payload)
-			done()
-			if err == nil && ctx.Err() != nil {
-				err = ctx.Err()
-			}
-			stack[0] = writeResult(ctx, p, res, err)
-		},
-		ptrParams(takesInput), []extism.ValueType{extism.ValueTypePTR})
-	f.SetNamespace(abi.NamespaceUser)
-	return f
+		}
+		cb := callbacksFrom(ctx)
+		if cb == nil {
+			stack[0] = writeResult(ctx, nil, errors.New("no client is connected to this call"))
+			return
+		}
+		done := blocking(ctx)
+		res, err := cb.Request(ctx, name, payload)
+		done()
+		if err == nil && ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		stack[0] = writeResult(ctx, res, err)
+	}}
 }
 
-func writeResult(ctx context.Context, p *extism.CurrentPlugin, res json.RawMessage, err error) uint64 {
+func writeResult(ctx context.Context, res json.RawMessage, err error) uint64 {
 	if err != nil {
 		var he *abi.HostError
 		if !errors.As(err, &he) {
@@ -121,35 +143,28 @@ func writeResult(ctx context.Context, p *extism.CurrentPlugin, res json.RawMessa
 		}
 		res, _ = json.Marshal(map[string]any{"error": he})
 	}
-	h, werr := p.WriteBytes(res)
-	if werr != nil {
-		return 0 // the kernel is out of memory; the guest sees a null handle
-	}
+	h, _ := kernelOf(ctx).Write(res) // 0 when the kernel is out of memory: the guest sees a null handle
 	return h
 }
 
 // eventFunc is a notification without a reply; withInput says whether it
 // takes a JSON payload.
-func eventFunc(name string, withInput bool) extism.HostFunction {
-	f := extism.NewHostFunctionWithStack(name,
-		func(ctx context.Context, p *extism.CurrentPlugin, stack []uint64) {
-			var payload []byte
-			if withInput {
-				if payload = readPayload(ctx, p, stack[0]); payload == nil || !json.Valid(payload) {
-					return
-				}
+func eventFunc(name string, withInput bool) hostFunc {
+	return hostFunc{name, ptrParams(withInput), nil, func(ctx context.Context, stack []uint64) {
+		var payload []byte
+		if withInput {
+			if payload = readPayload(ctx, stack[0]); payload == nil || !json.Valid(payload) {
+				return
 			}
-			if cb := callbacksFrom(ctx); cb != nil && ctx.Err() == nil {
-				_ = cb.Notify(ctx, name, payload) // best effort, like every notification
-			}
-		},
-		ptrParams(withInput), nil)
-	f.SetNamespace(abi.NamespaceUser)
-	return f
+		}
+		if cb := callbacksFrom(ctx); cb != nil && ctx.Err() == nil {
+			_ = cb.Notify(ctx, name, payload) // best effort, like every notification
+		}
+	}}
 }
 
-func hostFunctions() []extism.HostFunction {
-	return []extism.HostFunction{
+func hostFunctions() []hostFunc {
+	return []hostFunc{
 		notifyFunc("notify_progress", Callbacks.Progress),
 		notifyFunc("notify_logging_message", Callbacks.Log),
 		requestFunc("create_message", true),
@@ -164,11 +179,10 @@ func hostFunctions() []extism.HostFunction {
 	}
 }
 
-// ptrParams is the parameter list of a host function taking one kernel
-// handle, or none.
-func ptrParams(one bool) []extism.ValueType {
+// ptrParams is the type list of one kernel handle, or none.
+func ptrParams(one bool) []api.ValueType {
 	if one {
-		return []extism.ValueType{extism.ValueTypePTR}
+		return []api.ValueType{api.ValueTypeI64}
 	}
 	return nil
 }

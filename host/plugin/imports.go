@@ -3,43 +3,40 @@ package plugin
 import (
 	"fmt"
 
-	extism "github.com/extism/go-sdk"
-
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/internal/wasmbin"
+	"github.com/mcpwasm/mcpwasm/host/plugin/internal/hostenv"
+	"github.com/tetratelabs/wazero/api"
 )
 
-// servedTypes are the function types of the imports this host serves
-// itself, by namespace and name: the extism:host/user functions and the
-// network functions (imported from extism:host/env, served renamed).
+// servedTypes are the function types of the imports this host serves, by
+// namespace and name: the extism:host/user functions and all of
+// extism:host/env, from the same tables the host modules are built from.
 var servedTypes = func() map[[2]string]wasmbin.FuncType {
 	m := map[[2]string]wasmbin.FuncType{}
-	add := func(ns string, fs []extism.HostFunction) {
-		for _, f := range fs {
-			var ft wasmbin.FuncType
-			for _, v := range f.Params {
-				ft.Params = append(ft.Params, byte(v))
-			}
-			for _, v := range f.Returns {
-				ft.Results = append(ft.Results, byte(v))
-			}
-			m[[2]string{ns, f.Name}] = ft
-		}
+	add := func(ns, name string, params, results []api.ValueType) {
+		m[[2]string{ns, name}] = wasmbin.FuncType{Params: append([]byte(nil), params...), Results: append([]byte(nil), results...)}
 	}
-	add(abi.NamespaceUser, hostFunctions())
-	add(abi.NamespaceKernel, netFunctions())
-	add(abi.NamespaceKernel, kernelFunctions())
+	for _, f := range hostFunctions() {
+		add(abi.NamespaceUser, f.name, f.params, f.results)
+	}
+	for _, f := range hostenv.Funcs {
+		add(abi.NamespaceKernel, f.Name, f.Params, f.Results)
+	}
 	return m
 }()
 
-// checkServedImports refuses, at load, an import of a function this host
-// serves whose kind or type is not the one served. Without it the module
-// would load and fail at its first instantiation, with a message naming
-// the renamed network namespace.
+// checkServedImports refuses, at load, an import from extism:host/env
+// that it does not serve, and an import of a function this host serves
+// whose kind or type is not the one served. Without it the module would
+// load and fail at its first instantiation.
 func checkServedImports(mod *wasmbin.Module) error {
 	for _, imp := range mod.Imports {
 		want, ok := servedTypes[[2]string{imp.Module, imp.Name}]
 		if !ok {
+			if imp.Module == abi.NamespaceKernel {
+				return fmt.Errorf("imports %s.%s, which the Extism ABI does not define", imp.Module, imp.Name)
+			}
 			continue
 		}
 		if imp.Kind != wasmbin.KindFunc {

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"sync/atomic"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/host/internal/cpusched"
 	"github.com/mcpwasm/mcpwasm/host/internal/wasmbin"
+	"github.com/mcpwasm/mcpwasm/host/plugin/internal/hostenv"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
 )
@@ -73,55 +73,43 @@ var interruptOptions = wasmbin.InterruptOptions{
 // reports it as stack_overflow.
 var errStackOverflow = errors.New("stack overflow: the call stack passed its limit")
 
-// callState is what the host functions know of their call: the one value
-// a call's context carries for them.
+// callState is what the host functions know of their call beside the
+// kernel's state: the embedder's part of the hostenv.Instance the call's
+// context carries (hostenv.Instance.Host).
 type callState struct {
 	growFailed atomic.Bool    // a memory.grow failed during the call
 	cpu        *cpusched.Turn // the call's hold on a CPU slot
 	cb         Callbacks      // where the guest reports (CallOptions.Callbacks), or nil
-	net        *netCall       // the call's HTTP requests (net.go)
-	// kernel are the instance's kernel functions once looked up (kernel.go).
-	kernel [kernelFuncs]api.Function
-	// inputLen is the length of the input Extism gave the kernel;
-	// inputMoved says the guest has since moved it (kernel.go).
-	inputLen   uint64
-	inputMoved bool
+	net        *netCall       // the call's HTTP requests (net.go), from its first
+	plugin     *Plugin        // the plugin called (its network guard)
 }
 
-type callStateKey struct{}
-
-func withCallState(ctx context.Context, st *callState) context.Context {
-	return context.WithValue(ctx, callStateKey{}, st)
-}
-
+// callStateFrom is the running call's state, or nil outside a call.
 func callStateFrom(ctx context.Context) *callState {
-	st, _ := ctx.Value(callStateKey{}).(*callState)
-	return st
+	if env := hostenv.From(ctx); env != nil {
+		st, _ := env.Host.(*callState)
+		return st
+	}
+	return nil
 }
 
 // interruptFunctions are the host functions of interruptNamespace.
-func interruptFunctions() []extism.HostFunction {
-	poll := extism.NewHostFunctionWithStack("poll",
-		func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) {
+func interruptFunctions() []hostFunc {
+	poll := hostFunc{"poll", nil, []api.ValueType{api.ValueTypeI32}, func(ctx context.Context, stack []uint64) {
+		stopIfDone(ctx)
+		if st := callStateFrom(ctx); st != nil && st.cpu != nil {
+			st.cpu.Yield(ctx) //nolint:errcheck // fails only when ctx ended, which stopIfDone reports
 			stopIfDone(ctx)
-			if st := callStateFrom(ctx); st != nil && st.cpu != nil {
-				st.cpu.Yield(ctx) //nolint:errcheck // fails only when ctx ended, which stopIfDone reports
-				stopIfDone(ctx)
-			}
-			stack[0] = pollFuel
-		}, nil, []extism.ValueType{extism.ValueTypeI32})
-	poll.SetNamespace(interruptNamespace)
-	grow := extism.NewHostFunctionWithStack("grow_failed",
-		func(ctx context.Context, _ *extism.CurrentPlugin, _ []uint64) {
-			if st := callStateFrom(ctx); st != nil {
-				st.growFailed.Store(true)
-			}
-		}, nil, nil)
-	grow.SetNamespace(interruptNamespace)
-	stack := extism.NewHostFunctionWithStack("stack_exhausted",
-		func(context.Context, *extism.CurrentPlugin, []uint64) { panic(errStackOverflow) }, nil, nil)
-	stack.SetNamespace(interruptNamespace)
-	return []extism.HostFunction{poll, grow, stack}
+		}
+		stack[0] = pollFuel
+	}}
+	grow := hostFunc{"grow_failed", nil, nil, func(ctx context.Context, _ []uint64) {
+		if st := callStateFrom(ctx); st != nil {
+			st.growFailed.Store(true)
+		}
+	}}
+	stack := hostFunc{"stack_exhausted", nil, nil, func(context.Context, []uint64) { panic(errStackOverflow) }}
+	return []hostFunc{poll, grow, stack}
 }
 
 // stopIfDone unwinds the guest when ctx has ended. wazero returns a

@@ -60,18 +60,19 @@ func (g *listGuard) NewFunctionListener(def api.FunctionDefinition) experimental
 	if def.GoFunction() != nil {
 		return nil
 	}
-	l := &guardListener{g: g, def: def, size: kernelFrame}
+	l := &guardListener{g: g, def: def, size: defaultFrame}
 	g.ls = append(g.ls, l)
 	return l
 }
 
-// kernelFrame is the frame estimate of the Extism kernel's functions
-// (trusted code that calls no guest function, a few frames deep).
-const kernelFrame = 64
+// defaultFrame is a function's frame estimate until resolve gives it the
+// rewrite's (every function listened to is the main module's: host
+// modules' Go functions get no listener).
+const defaultFrame = 64
 
 // resolve gives the main module's functions their frame estimates once the
-// plugin is compiled. Extism v1.7 compiles its kernel, then the main
-// module, so the main module's functions are the last ones listened to:
+// plugin is compiled. newCompiled builds the host modules, then compiles
+// the main module, so its functions are the last ones listened to:
 // resolve checks that their indexes say so, and fails otherwise (the
 // lister then must not run the module unguarded).
 func (g *listGuard) resolve() error {

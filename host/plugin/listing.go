@@ -3,14 +3,12 @@ package plugin
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync/atomic"
 
-	extism "github.com/extism/go-sdk"
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
+	"github.com/mcpwasm/mcpwasm/host/plugin/internal/hostenv"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
-	"github.com/tetratelabs/wazero/experimental"
 )
 
 // A cold load reads everything a plugin declares (mcpwasm_abi_version, then
@@ -30,7 +28,7 @@ import (
 
 // listInstance is the lister's shared instance and what it was built with.
 type listInstance struct {
-	inst           *extism.Plugin
+	inst           *instance
 	res            *memalloc.Reservation
 	stdout, stderr *capWriter
 	mem            *memWatch
@@ -41,7 +39,7 @@ type listInstance struct {
 }
 
 func (li *listInstance) close() {
-	li.inst.Close(context.Background())
+	li.inst.close()
 	li.res.Release()
 }
 
@@ -104,7 +102,7 @@ func (p *Plugin) listRead(ctx context.Context, export string, input []byte) (out
 func (p *Plugin) readOn(ctx, callCtx context.Context, export string, input []byte) (out []byte, o outcome, rerr *Error) {
 	o.timeoutMs = p.cfg.Timeout.Milliseconds()
 	o.memLimit = p.cfg.MemoryLimit
-	st := &callState{}
+	st := &callState{plugin: p}
 	li := p.listInst
 	defer func() {
 		if r := recover(); r != nil {
@@ -130,60 +128,51 @@ func (p *Plugin) readOn(ctx, callCtx context.Context, export string, input []byt
 	}
 	defer turn.Release() // before the deferred report above reads Used
 	st.cpu = turn
-	st.net = p.newNetCall()
-	callCtx = withCallState(callCtx, st)
 	if li == nil {
 		var err error
-		if li, rerr, err = p.newListInstance(ctx, callCtx); rerr != nil || err != nil {
+		if li, rerr, err = p.newListInstance(ctx, callCtx, st); rerr != nil || err != nil {
 			o.err, o.rc = err, 1
 			return nil, o, rerr
 		}
 		p.listInst = li
 		p.listInstLive.Store(true)
 	}
+	li.inst.env.Host = st
+	callCtx = hostenv.With(callCtx, li.inst.env)
 	li.cur.Store(&callCtx)
 	li.exit.arm(true)
 	if p.guard != nil {
 		p.guard.arm(callCtx)
 	}
-	o.rc, out, o.err = li.inst.CallWithContext(callCtx, export, input)
+	o.rc, out, o.err = li.inst.call(callCtx, export, input)
 	li.exit.arm(false)
 	o.exited, o.exitCode = li.exit.result()
 	if o.err != nil && !o.exited && callCtx.Err() == nil {
-		o.guestMsg = li.inst.GetError()
+		o.guestMsg = li.inst.errorMessage()
 	}
 	return out, o, nil
 }
 
 // newListInstance builds the shared instance, its memory charged against
-// the server's budget like a call's. ctx carries the first read's state
-// (the instance's start function runs under it).
-func (p *Plugin) newListInstance(ctx, callCtx context.Context) (*listInstance, *Error, error) {
+// the server's budget like a call's. callCtx is the first read's (the
+// instance's start runs under it), with st its state.
+func (p *Plugin) newListInstance(ctx, callCtx context.Context, st *callState) (*listInstance, *Error, error) {
 	res, rerr := p.reserve(ctx, callCtx)
 	if rerr != nil {
 		return nil, rerr, nil
 	}
 	li := &listInstance{res: res, stdout: &capWriter{max: guestOutputCap}, stderr: &capWriter{max: guestOutputCap},
 		mem: &memWatch{inner: res, limit: p.cfg.MemoryLimit}, exit: &exitWatch{}}
-	mc := p.moduleConfig(callCtx, li.stdout, li.stderr).WithNanosleep(func(ns int64) {
-		ctx := *li.cur.Load()
-		defer blocking(ctx)()
-		sleepCtx(ctx, ns)
-	})
-	ictx := experimental.WithMemoryAllocator(callCtx, li.mem)
-	ictx = experimental.WithCloseNotifier(ictx, li.exit)
+	mc := p.moduleConfig(func() context.Context { return *li.cur.Load() }, li.stdout, li.stderr)
 	li.cur.Store(&callCtx)
 	if p.guard != nil {
 		p.guard.arm(callCtx)
 	}
-	inst, err := p.lister.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: mc})
+	inst, _, err := p.newInstance(callCtx, p.lister, mc, li.mem, li.exit, st, func(c context.Context) { li.cur.Store(&c) })
 	if err != nil {
 		res.Release()
-		return nil, nil, fmt.Errorf("instantiate: %w", err)
+		return nil, nil, err
 	}
-	inst.SetLogger(func(level extism.LogLevel, msg string) {
-		p.rt.logger.Debug("guest log", "plugin", p.cfg.Name, "level", level.String(), "msg", truncate(msg, 2000))
-	})
 	li.inst = inst
 	p.rt.loads.listInstances.Add(1)
 	return li, nil, nil

@@ -36,12 +36,12 @@ import (
 // truncated, corrupted or of another format is a miss, removed and
 // rewritten.
 
-// rewriterVersion names the output of Preflight, RenameImports and
-// Instrument. Bump it with any change to what they write: prepared modules
-// cached under another version are not used. A build from a VCS checkout
+// rewriterVersion names the output of Preflight and Instrument. Bump it
+// with any change to what they write: prepared modules cached under
+// another version are not used (4: imports are no longer renamed). A build from a VCS checkout
 // adds its revision (buildRevision), so a release never reads what another
 // one wrote.
-var rewriterVersion = "3"
+var rewriterVersion = "4"
 
 // declVersion names the format and meaning of cached declarations.
 const declVersion = "1"

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -34,13 +35,13 @@ type Config struct {
 	// Timeout bounds every call. Default 5s.
 	Timeout time.Duration
 	// MemoryLimit bounds each linear memory, in bytes. Default 64 MiB;
-	// minimum 2 MiB (the Extism kernel keeps 1 MiB of its memory for itself).
+	// minimum 2 MiB (the kernel memory starts at 1 MiB).
 	MemoryLimit uint64
 	// MaxOutput bounds a call's output in bytes. Default 4 MiB.
 	MaxOutput int
 	// Concurrency bounds the calls running at once. Default 8.
 	Concurrency int
-	// GuestConfig is handed to the guest through Extism's config_get.
+	// GuestConfig is handed to the guest through config_get.
 	GuestConfig map[string]string
 	// Grants are the folders the operator lets this plugin use (canonical
 	// paths). Without grants the plugin sees no filesystem.
@@ -69,7 +70,7 @@ const (
 	DefaultMemoryLimit = 64 << 20
 	DefaultMaxOutput   = 4 << 20
 	DefaultConcurrency = 8
-	// MinMemoryLimit is the smallest memory limit: the Extism kernel's own
+	// MinMemoryLimit is the smallest memory limit: the kernel memory's initial
 	// 1 MiB plus 1 MiB for input and output.
 	MinMemoryLimit = 2 << 20
 	// MaxTableElements caps function tables that declare no maximum.
@@ -105,6 +106,7 @@ type Plugin struct {
 	exports   map[string]bool
 	needsWASI bool
 	slots     chan struct{}
+	ios       sync.Pool // *guestIO, see takeGuestIO
 	roots     io.Closer // the grant handles Load opened
 	net       *netguard.Guard
 	digest    string // hex SHA256 of the file's bytes (see SHA256)
@@ -271,7 +273,7 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 }
 
 // prepared returns the module prepared for running (checked, tables
-// capped, network imports renamed, interruption points added), from the
+// capped, interruption points added), from the
 // load cache or made now and cached.
 func (rt *Runtime) prepared(key string, cfg *Config) (*prepared, error) {
 	if prep := rt.cachedPrepared(key); prep != nil {
@@ -295,7 +297,7 @@ func (rt *Runtime) cachedPrepared(key string) *prepared {
 }
 
 // checked runs the checks of a module and returns it with its tables
-// capped and its network imports renamed, and what Preflight found: all
+// capped, and what Preflight found: all
 // of prepared but the interruption points.
 func (rt *Runtime) checked(cfg *Config) ([]byte, *wasmbin.Module, error) {
 	patched, mod, err := wasmbin.Preflight(cfg.Wasm, wasmbin.Policy{
@@ -311,9 +313,6 @@ func (rt *Runtime) checked(cfg *Config) ([]byte, *wasmbin.Module, error) {
 		return nil, nil, err
 	}
 	if _, _, err := checkEntryPoints(mod); err != nil {
-		return nil, nil, err
-	}
-	if patched, err = renameServedImports(patched); err != nil {
 		return nil, nil, err
 	}
 	return patched, mod, nil
@@ -357,7 +356,7 @@ func checkEntryPoints(mod *wasmbin.Module) (needsWASI bool, exports map[string]b
 			exports[e.Name] = true
 		}
 	}
-	// A reactor's _initialize is run by Extism only when WASI is on.
+	// A reactor's _initialize is run (hostenv.DetectInit, as Extism) only when WASI is on.
 	if exports["_initialize"] {
 		needsWASI = true
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/internal/cpusched"
 	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
+	"github.com/mcpwasm/mcpwasm/host/plugin/internal/hostenv"
 	"github.com/tetratelabs/wazero"
 )
 
@@ -86,11 +87,8 @@ func DefaultCacheDir() string {
 	return filepath.Join(dir, "mcpwasm", "wazero")
 }
 
-// NewRuntime creates the process-wide runtime. It also clears
-// EXTISM_ENABLE_WASI_OUTPUT, which would make Extism write guest output to
-// the process's stdout and corrupt the stdio transport.
+// NewRuntime creates the process-wide runtime.
 func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
-	os.Unsetenv("EXTISM_ENABLE_WASI_OUTPUT")
 	if opts.MaxCalls <= 0 {
 		opts.MaxCalls = 256
 	}
@@ -122,8 +120,8 @@ func NewRuntime(opts RuntimeOptions) (*Runtime, error) {
 }
 
 // Close releases the compilation cache. Call it only after every plugin of
-// this runtime is closed: Extism's compiled plugins break if their cache
-// closes first.
+// this runtime is closed: compiled code breaks if its cache closes first
+// (extism/go-sdk#97 found it; wazero's own rule).
 func (rt *Runtime) Close(ctx context.Context) error {
 	rt.building.Wait() // closing the cache under a compilation crashes wazero
 	rt.mem.Trim()
@@ -149,11 +147,7 @@ func (rt *Runtime) runtimeConfig(memLimit uint64, mode InterruptMode) wazero.Run
 }
 
 // runtimePages is a runtime's memory limit in pages: the plugin's, but not
-// below what the Extism kernel needs.
+// below the kernel memory's initial size (hostenv.MinPages).
 func runtimePages(memLimit uint64) uint32 {
-	return max(uint32(memLimit/pageSize), kernelMinPages)
+	return max(uint32(memLimit/pageSize), hostenv.MinPages)
 }
-
-// kernelMinPages is the Extism kernel's own minimum memory: a limit below it
-// could not run any plugin.
-const kernelMinPages = 16

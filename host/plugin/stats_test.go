@@ -138,3 +138,37 @@ func TestCallRecord(t *testing.T) {
 		t.Fatalf("trap: record %+v, err %v", rec, cerr)
 	}
 }
+
+// A guest asleep (WASI poll_oneoff) gives its CPU slot up: with one slot,
+// an echo called while another call sleeps for 30 s answers before the
+// sleeper is stopped at its time limit.
+func TestSleepGivesUpTheCPU(t *testing.T) {
+	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: "off", CPUSlots: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rt.Close(context.Background()) })
+	sleeper := loadIn(t, rt, "sleep", plugin.Config{Timeout: 3 * time.Second})
+	echo := loadIn(t, rt, "echo", plugin.Config{})
+	for _, p := range []*plugin.Plugin{sleeper, echo} {
+		if err := p.Compile(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slept := make(chan struct{})
+	go func() {
+		defer close(slept)
+		sleeper.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))
+	}()
+	waitStats(t, rt, "the sleeper running", func(s plugin.Stats) bool { return s.InFlight == 1 })
+	time.Sleep(50 * time.Millisecond) // into its sleep: poll_oneoff is the fixture's first call
+	if _, cerr := echo.Invoke(context.Background(), abi.ExportCallTool, []byte(`{"request":{"name":"echo","arguments":{}},"context":{}}`)); cerr != nil {
+		t.Fatal(cerr)
+	}
+	select {
+	case <-slept:
+		t.Fatal("the echo answered only after the sleeper ended: the sleeper kept the CPU slot")
+	default:
+	}
+	<-slept
+}

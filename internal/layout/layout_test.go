@@ -86,10 +86,14 @@ func packages(t *testing.T) []string {
 // TestReadmeLayoutMatchesPackages: each package has a row of its own when
 // it is a top-level part (cmd/X, internal/X, host/X, host/internal/X, and
 // any package directly in a folder with no Go of its own), else its nearest
-// listed ancestor's; each row names a path that exists.
+// listed ancestor's; each row names a path that exists, and a path is named
+// once.
 func TestReadmeLayoutMatchesPackages(t *testing.T) {
 	listed := map[string]bool{}
 	for _, r := range rows(t) {
+		if listed[r] {
+			t.Errorf("README Layout names %s twice", r)
+		}
 		listed[r] = true
 		if _, err := os.Stat(filepath.Join(root, filepath.FromSlash(r))); err != nil {
 			t.Errorf("README Layout names %s, which does not exist", r)

@@ -3,7 +3,7 @@
 ;; output_set and error_set inside, before, at and past the kernel's heap
 ;; (a range outside it is ignored), an empty range, a length that wraps,
 ;; and what output_offset, output_length and error_get then read. The host
-;; serves these in Go (host/plugin/kernelstate.go); the answers must be the
+;; serves these in Go (host/plugin/internal/hostenv); the answers must be the
 ;; kernel's. An input of one byte sets an error and returns 1; of two, sets
 ;; an error and traps; of three, sets an error and returns 0. Expect
 ;; success for any other input.

@@ -4,7 +4,7 @@
 ;; below offset 64 (the kernel's own state) and far past the kernel's
 ;; memory (ignored / 0); then
 ;; the same reads after the guest moves its input with input_set, and after
-;; reset, and where the input is. The host serves some of these in Go (host/plugin/kernel.go); the
+;; reset, and where the input is. The host serves these in Go (host/plugin/internal/hostenv); the
 ;; answers must be the kernel's. Expect success.
 (import "extism:host/env" "load_u8" (func $load_u8 (param i64) (result i32)))
 (import "extism:host/env" "input_set" (func $input_set (param i64 i64)))
