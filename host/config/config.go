@@ -349,6 +349,7 @@ func (c *Config) check(data []byte, col *collector) {
 	col.add(c.Defaults.Trust.check(data, "[defaults]", "defaults", 0), loc.line("defaults"))
 	col.add(checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput,
 		c.Defaults.Concurrency, c.defined["defaults.concurrency"]), loc.line("defaults"))
+	// reflect walks this package's own Config (exported fields only).
 	checkValues(data, loc, reflect.ValueOf(*c), nil, nil, col)
 }
 

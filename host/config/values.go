@@ -14,6 +14,7 @@ import (
 // and this one makes sure no other key is silently taken as its default.
 // Each problem names the key and its line; path is the key's locator path
 // (array entries numbered).
+// reflect: only over this package's Config, through exported fields.
 func checkValues(data []byte, loc *locator, v reflect.Value, key toml.Key, path []any, col *collector) {
 	switch x := v.Interface().(type) {
 	case Duration:

@@ -46,6 +46,7 @@ func (r *reloader) pendingSettings(cfg *config.Config) {
 // added later is covered without a change here.
 func restartOnly(old, cur *config.Config) []string {
 	var out []string
+	// reflect over config.Config, the project's own type, exported fields only.
 	ov, cv := reflect.ValueOf(*old), reflect.ValueOf(*cur)
 	t := ov.Type()
 	for i := 0; i < t.NumField(); i++ {

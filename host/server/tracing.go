@@ -53,6 +53,7 @@ func traceRequest(method string, req mcp.Request) tracing.Request {
 		r.HTTP, r.Header = true, ex.Header
 	}
 	params := req.GetParams()
+	// reflect: a typed nil params pointer in the interface (no field read).
 	if v := reflect.ValueOf(params); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
 		return r
 	}

@@ -29,6 +29,7 @@ func reserve(size uint64) *region {
 	if err != nil {
 		return nil
 	}
+	// unsafe: the mapping mmap returned, seen as a byte slice of its size.
 	return &region{mem: unsafe.Slice((*byte)(p), size)}
 }
 
@@ -59,6 +60,7 @@ func (r *region) scrub(n uint64) error {
 
 // unmap releases the reservation.
 func (r *region) unmap() {
+	// unsafe: the same mapping handed back by its address.
 	_ = unix.MunmapPtr(unsafe.Pointer(unsafe.SliceData(r.mem)), uintptr(len(r.mem)))
 	r.mem, r.rw = nil, 0
 }

@@ -110,7 +110,7 @@ func (c *Cache) fromMeta(r Request, v any) (*mcp.ClientCapabilities, json.RawMes
 // isNilPointer reports whether v is a nil pointer (a request whose params
 // are absent).
 func isNilPointer(v any) bool {
-	rv := reflect.ValueOf(v)
+	rv := reflect.ValueOf(v) // a nil pointer in an interface: reflect reads only its kind
 	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
