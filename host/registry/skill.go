@@ -88,26 +88,34 @@ func readSkills(ctx context.Context, p *plugin.Plugin) ([]*Resource, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(raws) > MaxSkillsPerPlugin {
-		return nil, fmt.Errorf("list_skills: %d skills, more than %d", len(raws), MaxSkillsPerPlugin)
-	}
-	var out []*Resource
-	paths := map[string]bool{}
+	decls := make([]skillDecl, len(raws))
 	for i, raw := range raws {
-		var d skillDecl
-		if err := json.Unmarshal(raw, &d); err != nil {
+		if err := json.Unmarshal(raw, &decls[i]); err != nil {
 			return nil, fmt.Errorf("list_skills: skill #%d: %v", i, err)
 		}
+	}
+	return buildSkills(decls, p)
+}
+
+// buildSkills checks a plugin's declared skills and returns one resource
+// per file.
+func buildSkills(decls []skillDecl, p *plugin.Plugin) ([]*Resource, error) {
+	if len(decls) > MaxSkillsPerPlugin {
+		return nil, fmt.Errorf("list_skills: %d skills, more than %d", len(decls), MaxSkillsPerPlugin)
+	}
+	var out []*Resource
+	var paths []string
+	for i, d := range decls {
 		s, err := buildSkill(d, p)
 		if err != nil {
 			return nil, fmt.Errorf("list_skills: skill #%d: %v", i, err)
 		}
-		for prev := range paths {
+		for _, prev := range paths {
 			if prev == s.Path || strings.HasPrefix(s.Path, prev+"/") || strings.HasPrefix(prev, s.Path+"/") {
 				return nil, fmt.Errorf("list_skills: skills %q and %q overlap (a nested skill's files belong to the skill around it: declare them once)", prev, s.Path)
 			}
 		}
-		paths[s.Path] = true
+		paths = append(paths, s.Path)
 		out = append(out, s.resources()...)
 	}
 	return out, nil
@@ -293,7 +301,7 @@ func (r *Registry) SkillDirectory(uri string) (children []*mcp.Resource, owner *
 		var rel string
 		switch {
 		case uri == root:
-		case strings.HasPrefix(uri, root+"/"):
+		case strings.HasPrefix(uri, root+"/") && len(uri) > len(root)+1:
 			rel = strings.TrimPrefix(uri, root+"/")
 		default:
 			continue
