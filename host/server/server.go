@@ -107,7 +107,7 @@ type Server struct {
 	stateKey  []byte
 	tasks     *tasks.Manager // nil when tasks are off (tasks.go)
 
-	policies policies // the Cedar policy set in force (policy.go)
+	policies policies     // the Cedar policy set in force (policy.go)
 	scopes   atomic.Value // the bearer.Policy RequireScopes applies (skills.go reads it)
 }
 
