@@ -293,9 +293,9 @@ func (r *Registry) Skill(uri string) (*Skill, bool) {
 
 // SkillDirectory returns the direct children of a directory of a served
 // skill (its root, skill://<path>, or a folder in it), files with their
-// resource metadata and folders as inode/directory resources, by URI; ok
-// is false when uri is no such directory.
-func (r *Registry) SkillDirectory(uri string) (children []*mcp.Resource, owner *plugin.Plugin, ok bool) {
+// resource metadata and folders as inode/directory resources, by URI, and
+// the skill; ok is false when uri is no such directory.
+func (r *Registry) SkillDirectory(uri string) (children []*mcp.Resource, owner *Skill, ok bool) {
 	for _, s := range r.Skills() {
 		root := s.Root()
 		var rel string
@@ -332,7 +332,7 @@ func (r *Registry) SkillDirectory(uri string) (children []*mcp.Resource, owner *
 			return nil, nil, false
 		}
 		sort.Slice(out, func(i, j int) bool { return out[i].URI < out[j].URI })
-		return out, s.Plugin, true
+		return out, s, true
 	}
 	return nil, nil, false
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/bearer"
+	"github.com/mcpwasm/mcpwasm/host/policy"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -57,8 +58,10 @@ func (s *Server) serveSkills() {
 
 type skillsTokenKey struct{}
 
-// skillsToken hands the request's token to the skills methods, which
-// go-sdk gives only their params.
+type skillsPolicyKey struct{}
+
+// skillsToken hands the request's token, and the Cedar policies' view of
+// it, to the skills methods, which go-sdk gives only their params.
 func (s *Server) skillsToken(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
@@ -66,17 +69,31 @@ func (s *Server) skillsToken(next mcp.MethodHandler) mcp.MethodHandler {
 			if info := tokenInfo(req); info != nil {
 				ctx = context.WithValue(ctx, skillsTokenKey{}, info)
 			}
+			if set := s.policies.set.Load(); set != nil {
+				base := s.policyRequest(req)
+				readable := func(sk *registry.Skill) bool {
+					q := base
+					q.Action, q.Target = policy.ReadResource, s.opts.PolicyFacts.Resource(sk.URI, "", sk.Plugin)
+					return set.Listable(q)
+				}
+				ctx = context.WithValue(ctx, skillsPolicyKey{}, readable)
+			}
 		}
 		return next(ctx, method, req)
 	}
 }
 
-// skillVisible reports whether the request's token (if any) has the scope
-// of the plugin serving the skill.
-func (s *Server) skillVisible(ctx context.Context, pluginName string) bool {
+// skillVisible reports whether the request may see the skill: its token
+// (if any) has the scope of the plugin serving it, and the policies (if
+// any) would list its SKILL.md, as resources/list does.
+func (s *Server) skillVisible(ctx context.Context, sk *registry.Skill) bool {
 	info, _ := ctx.Value(skillsTokenKey{}).(*auth.TokenInfo)
 	p, _ := s.scopes.Load().(bearer.Policy)
-	return info == nil || p.Empty() || p.Missing(info, pluginName, "") == ""
+	if info != nil && !p.Empty() && p.Missing(info, sk.Plugin.Name(), "") != "" {
+		return false
+	}
+	readable, _ := ctx.Value(skillsPolicyKey{}).(func(*registry.Skill) bool)
+	return readable == nil || readable(sk)
 }
 
 // skillsParams are the params of skills/list, skills/get and
@@ -173,7 +190,7 @@ func (s *Server) skillsList(ctx context.Context, _ *mcp.ServerSession, p *skills
 	}
 	var all []*registry.Skill
 	for _, sk := range s.reg.Skills() {
-		if s.skillVisible(ctx, sk.Plugin.Name()) {
+		if s.skillVisible(ctx, sk) {
 			all = append(all, sk)
 		}
 	}
@@ -201,7 +218,7 @@ func (s *Server) skillsGet(ctx context.Context, _ *mcp.ServerSession, p *skillsP
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "skills/get needs the uri of a skill's SKILL.md"}
 	}
 	sk, ok := s.reg.Skill(p.URI)
-	if !ok || !s.skillVisible(ctx, sk.Plugin.Name()) {
+	if !ok || !s.skillVisible(ctx, sk) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("no skill is served at %s", p.URI)}
 	}
 	res := &getSkillResult{ResultType: "complete", Skill: entryOf(sk)}
@@ -217,7 +234,7 @@ func (s *Server) directoryRead(ctx context.Context, _ *mcp.ServerSession, p *ski
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "resources/directory/read needs a uri"}
 	}
 	children, owner, ok := s.reg.SkillDirectory(p.URI)
-	if !ok || !s.skillVisible(ctx, owner.Name()) {
+	if !ok || !s.skillVisible(ctx, owner) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s is not a directory resource", p.URI)}
 	}
 	lo, hi, next, err := page(len(children), p.Cursor)

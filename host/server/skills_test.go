@@ -155,3 +155,30 @@ func TestSkillsScopes(t *testing.T) {
 		t.Errorf("with the scope, resources/read: %+v", r.Error)
 	}
 }
+
+// TestSkillsPolicy: a Cedar policy that forbids reading a skill's SKILL.md
+// hides the skill from skills/list, skills/get and directory reads, as
+// resources/list hides the resource, and refuses the read.
+func TestSkillsPolicy(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
+	srv.SetPolicy(mustPolicy(t, `permit(principal, action, resource);
+@id("no-skill") forbid(principal, action == Action::"read_resource", resource == Resource::"skill://pdf-processing/SKILL.md");`))
+	c := rpc{t: t, url: servertest.ServeHTTP(t, srv, httpserve.Options{Stateless: true}) + "/mcp", caps: `{}`}
+	const uri = "skill://pdf-processing/SKILL.md"
+	if r := c.call("skills/list", "", nil); r.Error != nil || len(r.Result["skills"].([]any)) != 0 {
+		t.Fatalf("skills/list: %+v %+v", r.Result, r.Error)
+	}
+	if r := c.call("skills/get", "", map[string]any{"uri": uri}); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("skills/get: %+v", r.Error)
+	}
+	if r := c.call("resources/directory/read", "", map[string]any{"uri": "skill://pdf-processing"}); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("directory read: %+v", r.Error)
+	}
+	if r := c.call("resources/read", uri, map[string]any{"uri": uri}); r.Error == nil {
+		t.Errorf("resources/read answered %+v", r.Result)
+	}
+	// The supporting file is another resource: the policy names only SKILL.md.
+	if r := c.call("resources/read", "skill://pdf-processing/references/FORMS.md", map[string]any{"uri": "skill://pdf-processing/references/FORMS.md"}); r.Error != nil {
+		t.Errorf("FORMS.md: %+v", r.Error)
+	}
+}
