@@ -18,7 +18,6 @@ import { listTools, callTool } from "./tool";
 import { listResources, listResourceTemplates, readResource } from "./resource";
 import { listPrompts, getPrompt } from "./prompt";
 import { completeExport } from "./completion";
-import { listSkills } from "./skill";
 
 export { JSONKind, JSONValue, parseJSON, jsonError, formatNumber, DEFAULT_MAX_DEPTH } from "./json";
 export { Call, Handler, Tool, ToolResult, registerTool, base64 } from "./tool";
@@ -37,7 +36,7 @@ export {
 } from "./resource";
 export { Prompt, PromptArgument, PromptHandler, PromptRequest, PromptResult, registerPrompt } from "./prompt";
 export { Completion, CompleteRequest, Completer, MAX_COMPLETION_VALUES } from "./completion";
-export { Skill, registerSkill } from "./skill";
+export { Skill, registerSkill, list_skills } from "./skill";
 export { URITemplate, percentDecode } from "./uritemplate";
 
 /** The ABI version this SDK implements. */
@@ -56,11 +55,6 @@ export function call_tool(): i32 {
 /** mcpwasm ABI export: the ABI version this plugin was written for. */
 export function mcpwasm_abi_version(): i32 {
   return ABI_VERSION;
-}
-
-/** mcpwasm ABI 1.1 export: {"skills": [{"path", "files"}]} of every registered skill. */
-export function list_skills(): i32 {
-  return listSkills();
 }
 
 /** mcpwasm ABI export: the ListResourcesResult of every registered resource. */

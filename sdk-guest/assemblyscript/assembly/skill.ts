@@ -33,12 +33,19 @@ export class Skill {
   }
 }
 
-const skills: Skill[] = [];
+// Created by the first registerSkill, so a plugin without skills has no
+// start-up code for them (and builds to the same bytes as before).
+let registered: Skill[] | null = null;
 
 /** Registers a skill at path ("review", "acme/billing/refunds"). */
 export function registerSkill(path: string): Skill {
   const s = new Skill(path);
-  skills.push(s);
+  let all = registered;
+  if (all === null) {
+    all = [];
+    registered = all;
+  }
+  all.push(s);
   return s;
 }
 
@@ -55,6 +62,8 @@ function pathOK(p: string): bool {
 /** The body of the list_skills export. */
 export function listSkills(): i32 {
   const list = JSONValue.array();
+  const all = registered;
+  const skills: Skill[] = all === null ? [] : all;
   for (let i = 0; i < skills.length; i++) {
     const s = skills[i];
     if (!pathOK(s.path)) { setError("skill \"" + s.path + "\": not a valid skill path"); return 1; }
@@ -82,4 +91,9 @@ export function listSkills(): i32 {
   }
   outputString(JSONValue.object().set("skills", list).stringify());
   return 0;
+}
+
+/** mcpwasm ABI 1.1 export: {"skills": [{"path", "files"}]} of every registered skill. */
+export function list_skills(): i32 {
+  return listSkills();
 }
