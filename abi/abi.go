@@ -40,6 +40,10 @@ const (
 	ExportListPrompts           = "list_prompts"
 	ExportGetPrompt             = "get_prompt"
 	ExportComplete              = "complete"
+
+	// ExportListSkills (ABI 1.1, optional) declares skills: each one's
+	// path and files (ABI.md §5a). {"cursor"?} -> {"skills": [...], "nextCursor"?}
+	ExportListSkills = "list_skills"
 )
 
 // Request is the input envelope of every v1 export except the list exports'

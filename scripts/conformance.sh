@@ -24,14 +24,21 @@ port_stateful=${PORT_STATEFUL:-39171}
 port_stateless=${PORT_STATELESS:-39172}
 serve="$bin serve --no-prefix --cache-dir $cache --log-level warn"
 status=0
+# The Skills extension's server scenarios (SEP-2640), which no requirement
+# set lists: run by name, scored, and failed when they pass only by
+# skipping (the fixture declares a skill, testdata/conformance/skills).
+# sep-2640-client-no-prefetch tests a client (a host), not a server.
+skills=(--ext-scenarios sep-2640-skills-directory,sep-2640-skills-enumeration,sep-2640-skills-manifest --require-checks '^sep-2640-')
 
 echo "== conformance: Streamable HTTP, stateful ==" >&2
 scripts/run-conformance.sh --workdir "$work" \
 	--url "http://127.0.0.1:$port_stateful/mcp" --http-cmd "$serve --http 127.0.0.1:$port_stateful $fixture" \
+	"${skills[@]}" --ext-spec 2025-11-25 \
 	--call test_simple_text --prompt test_simple_prompt --resource test://static-text || status=1
 
 echo "== conformance: stdio (through the bridge) ==" >&2
 scripts/run-conformance.sh --workdir "$work" --stdio "$serve $fixture" \
+	"${skills[@]}" --ext-spec 2025-11-25 \
 	--call test_simple_text --prompt test_simple_prompt --resource test://static-text || status=1
 
 # Stateless HTTP cannot send requests to a pre-2026-07-28 client (go-sdk:
@@ -44,7 +51,7 @@ scripts/run-conformance.sh --workdir "$work" --stdio "$serve $fixture" \
 # extension) are listed by the runner as not scored, extensions being
 # optional; mcpwasm serves the extension, so they are scored here.
 echo "== conformance: 2026-07-28 requirements, stateless HTTP ==" >&2
-scripts/run-conformance.sh --workdir "$work" --no-clients --alpha 2026-07-28 --score '^tasks-' \
+scripts/run-conformance.sh --workdir "$work" --no-clients --alpha 2026-07-28 --score '^tasks-' "${skills[@]}" \
 	--xfail "tools-call-sampling,tools-call-elicitation,elicitation-sep1034-defaults,elicitation-sep1330-enums" \
 	--url "http://127.0.0.1:$port_stateless/mcp" --http-cmd "$serve --stateless --http 127.0.0.1:$port_stateless $fixture" || status=1
 

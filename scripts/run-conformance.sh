@@ -25,6 +25,13 @@
 #                      lists them as not scored (e.g. '^tasks-': extensions)
 #   --alpha REV        also run the pre-release runner with --requirements REV
 #                      (2025-11-25 or 2026-07-28); may be repeated
+#   --ext-scenarios L  also run these scenarios (comma-separated) of the
+#                      pre-release runner by name, scored: extension scenarios
+#                      no requirement set lists (e.g. sep-2640-skills-directory)
+#   --ext-spec VER     run --ext-scenarios at this spec version (with --force),
+#                      e.g. 2025-11-25 for a server that does not speak 2026-07-28
+#   --require-checks R a scenario matching the regex R in which no check
+#                      passed (all skipped: the server declared nothing) FAILs
 #   --call NAME        tool that the client interop checks call (default: none)
 #   --args JSON        arguments for --call (default: {})
 #   --prompt NAME      prompt (no required args) the SDK clients also get (optional)
@@ -55,7 +62,7 @@ INSPECTOR_VERSION=${INSPECTOR_VERSION:-2.12.0}
 GO_SDK_VERSION=${GO_SDK_VERSION:-v1.8.0}
 
 STDIO_CMD="" URL="" HTTP_CMD="" SUITE="all" GENERIC_ONLY=0 XFAIL="" SCORE="" CALL="" CALL_ARGS="{}" PROMPT="" RESOURCE=""
-DO_CLIENTS=1 DO_CONF=1 WORK="" ALPHA_REVS=()
+DO_CLIENTS=1 DO_CONF=1 WORK="" ALPHA_REVS=() EXT_SCENARIOS="" EXT_SPEC="" REQUIRE_CHECKS=""
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
@@ -68,6 +75,9 @@ while [ $# -gt 0 ]; do
     --xfail) XFAIL=$2; shift 2 ;;
     --score) SCORE=$2; shift 2 ;;
     --alpha) ALPHA_REVS+=("$2"); shift 2 ;;
+    --ext-scenarios) EXT_SCENARIOS=$2; shift 2 ;;
+    --ext-spec) EXT_SPEC=$2; shift 2 ;;
+    --require-checks) REQUIRE_CHECKS=$2; shift 2 ;;
     --call) CALL=$2; shift 2 ;;
     --args) CALL_ARGS=$2; shift 2 ;;
     --prompt) PROMPT=$2; shift 2 ;;
@@ -125,7 +135,7 @@ if [ ! -d "$WORK/npm/node_modules/@modelcontextprotocol/conformance" ]; then
      "@modelcontextprotocol/sdk@$TS_SDK_VERSION" "@modelcontextprotocol/client@$TS_CLIENT_V2_VERSION") \
    || { say "npm install failed"; exit 2; }
 fi
-if [ ${#ALPHA_REVS[@]} -gt 0 ] && [ ! -d "$WORK/alpha/node_modules/@modelcontextprotocol/conformance" ]; then
+if { [ ${#ALPHA_REVS[@]} -gt 0 ] || [ -n "$EXT_SCENARIOS" ]; } && [ ! -d "$WORK/alpha/node_modules/@modelcontextprotocol/conformance" ]; then
   say "npm install conformance@$CONFORMANCE_ALPHA_VERSION"
   (cd "$WORK/alpha" && echo '{"private":true}' >package.json && \
    npm_q install "@modelcontextprotocol/conformance@$CONFORMANCE_ALPHA_VERSION") || { say "npm install (alpha) failed"; exit 2; }
@@ -445,6 +455,7 @@ import path from 'node:path';
 
 const [label, dir, logFile, mode, tallyFile] = process.argv.slice(2);
 const genericOnly = process.env.GENERIC_ONLY === '1';
+const requireChecks = process.env.REQUIRE_CHECKS ? new RegExp(process.env.REQUIRE_CHECKS) : null;
 const xfail = new Set((process.env.XFAIL || '').split(',').map((s) => s.trim()).filter(Boolean));
 
 // Scenarios that exercise the HTTP transport itself: over the stdio bridge they
@@ -492,6 +503,12 @@ for (const d of dirs.sort()) {
       failed += 1;
       notes.push(`spurious pass: "${t.slice(0, 60)}"`);
     }
+  }
+  // A scenario that only skipped (the server declared nothing to test)
+  // passes vacuously: where asked, that is a failure.
+  if (requireChecks && requireChecks.test(scenario) && !checks.some((c) => c.status === 'SUCCESS' && c.id !== 'wire-schema-valid')) {
+    failed += 1;
+    notes.push('vacuous: no check passed');
   }
   for (const c of checks.filter((c) => c.status === 'FAILURE').slice(0, 2)) {
     notes.push(`${c.id}: ${(c.errorMessage || c.description || '').replace(/\s+/g, ' ').slice(0, 140)}`);
@@ -778,7 +795,23 @@ run_conf() {
      server --url "$url" -o "$out" "$@") >"$log" 2>&1
   local rc=$?
   echo "# $label: runner exit $rc after $(( $(date +%s) - t0 ))s (log: $log)"
-  GENERIC_ONLY=$GENERIC_ONLY XFAIL=$XFAIL SCORE=$SCORE "$NODE" "$WORK/npm/summarize.mjs" "$label" "$out" "$log" "$mode" "$TALLY"
+  GENERIC_ONLY=$GENERIC_ONLY XFAIL=$XFAIL SCORE=$SCORE REQUIRE_CHECKS=$REQUIRE_CHECKS "$NODE" "$WORK/npm/summarize.mjs" "$label" "$out" "$log" "$mode" "$TALLY"
+}
+
+# run_ext LABEL URL MODE: the --ext-scenarios one by one, into one results folder
+run_ext() {
+  local label=$1 url=$2 mode=$3
+  local key=${label//\//_}; local out="$WORK/results/$key" log="$WORK/logs/$key.txt"
+  rm -rf "$out"; : >"$log"; local t0; t0=$(date +%s)
+  local spec=(); [ -n "$EXT_SPEC" ] && spec=(--spec-version "$EXT_SPEC" --force)
+  local sc rc=0
+  for sc in ${EXT_SCENARIOS//,/ }; do
+    (cd "$WORK" && timeout "${CONF_TIMEOUT:-600}" "$NODE" "$WORK/alpha/node_modules/@modelcontextprotocol/conformance/dist/index.js" \
+       server --url "$url" -o "$out" --scenario "$sc" "${spec[@]}") >>"$log" 2>&1 || rc=1
+  done
+  echo "# $label: runner exit $rc after $(( $(date +%s) - t0 ))s (log: $log)"
+  # Named on the command line, every one of them is scored.
+  GENERIC_ONLY=$GENERIC_ONLY XFAIL=$XFAIL SCORE=. REQUIRE_CHECKS=$REQUIRE_CHECKS "$NODE" "$WORK/npm/summarize.mjs" "$label" "$out" "$log" "$mode" "$TALLY"
 }
 
 # ------------------------------------------------------- client interop -----
@@ -858,6 +891,7 @@ if [ $DO_CONF = 1 ] && [ -n "$URL" ]; then
   for rev in "${ALPHA_REVS[@]}"; do
     run_conf "alpha/$rev/http" "$URL" http "$WORK/alpha" --requirements "$rev"
   done
+  [ -n "$EXT_SCENARIOS" ] && run_ext "ext/http" "$URL" http
 fi
 if [ $DO_CONF = 1 ] && [ -n "$STDIO_CMD" ]; then
   BPORT=$(free_port)
@@ -869,6 +903,7 @@ if [ $DO_CONF = 1 ] && [ -n "$STDIO_CMD" ]; then
     [ "$rev" = 2026-07-28 ] && { echo "# alpha/$rev/stdio: skipped (the bridge speaks the 2025 session model only)"; continue; }
     run_conf "alpha/$rev/stdio" "http://127.0.0.1:$BPORT/mcp" stdio "$WORK/alpha" --requirements "$rev"
   done
+  [ -n "$EXT_SCENARIOS" ] && run_ext "ext/stdio" "http://127.0.0.1:$BPORT/mcp" stdio
 fi
 
 if [ $DO_CLIENTS = 1 ]; then

@@ -26,7 +26,7 @@ import (
 var rust embed.FS
 
 //go:embed assemblyscript/package.json assemblyscript/README.md assemblyscript/index.ts
-//go:embed assemblyscript/plugin.asconfig.json assemblyscript/assembly assemblyscript/testing
+//go:embed assemblyscript/plugin.asconfig.json assemblyscript/embed-skill.mjs assemblyscript/assembly assemblyscript/testing
 var assemblyScript embed.FS
 
 //go:embed go.zip

@@ -135,6 +135,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		Imports    []imp       `json:"imports"`
 		Exports    []string    `json:"exports"`
 		Tools      []any       `json:"tools"`
+		Skills     []skillInfo `json:"skills,omitempty"`
 		Decls      []declInfo  `json:"declarations"`
 		Reach      *reach      `json:"reach"`
 		Source     *remoteInfo `json:"source,omitempty"`
@@ -152,6 +153,7 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 	for _, t := range reg.Tools() {
 		report.Tools = append(report.Tools, t.Def)
 	}
+	report.Skills = skillsOf(reg)
 	if e, _, ok := reg.Entry(p); ok {
 		if report.Decls, err = declarations(e); err != nil {
 			fmt.Fprintln(stderr, "mcpwasm inspect:", err)
@@ -176,7 +178,43 @@ func cmdInspect(args []string, stdout, stderr io.Writer) int {
 		schema, _ := json.Marshal(t.Def.InputSchema)
 		fmt.Fprintf(stdout, "  %s — %s\n    input: %s\n", escapeHidden(t.Def.Name), escapeHidden(t.Def.Description), escapeHidden(string(schema)))
 	}
+	printSkills(stdout, report.Skills)
 	printDeclarations(stdout, report.Decls)
 	report.Reach.print(stdout)
 	return 0
+}
+
+// skillInfo is one skill the plugin ships, as inspect shows it.
+type skillInfo struct {
+	URI         string          `json:"uri"`
+	Frontmatter json.RawMessage `json:"frontmatter"`
+	Files       []string        `json:"files"`
+	Bytes       int             `json:"bytes"`
+}
+
+func skillsOf(reg *registry.Registry) []skillInfo {
+	var out []skillInfo
+	for _, sk := range reg.Skills() {
+		si := skillInfo{URI: sk.URI, Frontmatter: sk.Frontmatter}
+		for _, f := range sk.Files {
+			si.Files = append(si.Files, f.Path)
+			si.Bytes += len(f.Data)
+		}
+		out = append(out, si)
+	}
+	return out
+}
+
+// printSkills lists the skills (ABI.md §5a) with their files.
+func printSkills(w io.Writer, skills []skillInfo) {
+	if len(skills) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "skills")
+	for _, s := range skills {
+		var fm struct{ Description string }
+		_ = json.Unmarshal(s.Frontmatter, &fm)
+		fmt.Fprintf(w, "  %s — %s\n    %d files, %d bytes: %s\n", escapeHidden(s.URI), escapeHidden(fm.Description),
+			len(s.Files), s.Bytes, escapeHidden(strings.Join(s.Files, ", ")))
+	}
 }

@@ -403,3 +403,13 @@ func TestCallExamplePlugins(t *testing.T) {
 		})
 	}
 }
+
+// TestInspectShowsSkills: inspect lists the skills a plugin ships, with
+// their files (the conformance fixture ships pdf-processing).
+func TestInspectShowsSkills(t *testing.T) {
+	out, errs, code := runCLI(t, "inspect", "--cache-dir", "off", fixture.Path(t, "conformance"))
+	if code != 0 || !strings.Contains(out, "skills\n  skill://pdf-processing/SKILL.md — Extract, fill, and assemble PDF documents") ||
+		!strings.Contains(out, "2 files, 345 bytes: SKILL.md, references/FORMS.md") {
+		t.Fatalf("inspect: code %d\n%s\n%s", code, out, errs)
+	}
+}

@@ -177,6 +177,7 @@ func Features(specs []Spec) server.Features {
 		all.Resources = all.Resources || f.Resources
 		all.Prompts = all.Prompts || f.Prompts
 		all.Completions = all.Completions || f.Completions
+		all.Skills = all.Skills || f.Skills
 	}
 	return all
 }
@@ -198,6 +199,8 @@ func featuresOf(s Spec) (server.Features, error) {
 			f.Prompts = true
 		case abi.ExportComplete:
 			f.Completions = true
+		case abi.ExportListSkills:
+			f.Skills, f.Resources = true, true
 		}
 	}
 	return f, nil

@@ -373,7 +373,7 @@ func (r *reloader) withdrawn(refused []registry.Refusal) {
 // completion handler at start).
 func (r *reloader) warnFeatures(p *plugin.Plugin, source string) {
 	var missing []string
-	if !r.features.Resources && (p.Exports(abi.ExportListResources) || p.Exports(abi.ExportListResourceTemplates)) {
+	if !r.features.Resources && (p.Exports(abi.ExportListResources) || p.Exports(abi.ExportListResourceTemplates) || p.Exports(abi.ExportListSkills)) {
 		missing = append(missing, "resources")
 	}
 	if !r.features.Prompts && p.Exports(abi.ExportListPrompts) {
@@ -385,6 +385,10 @@ func (r *reloader) warnFeatures(p *plugin.Plugin, source string) {
 	if len(missing) > 0 {
 		r.c.logger.Warn("plugin brings features no plugin had at start: sessions opened before were not told of them",
 			"plugin", p.Name(), "source", source, "features", strings.Join(missing, ","))
+	}
+	if !r.features.Skills && p.Exports(abi.ExportListSkills) {
+		r.c.logger.Warn("plugin ships skills, but no plugin did at start: its files are served as resources, skills/list after a restart",
+			"plugin", p.Name(), "source", source)
 	}
 	if !r.features.Completions && p.Exports(abi.ExportComplete) {
 		r.c.logger.Warn("plugin completes arguments, but no plugin did at start: completion/complete is served after a restart",

@@ -22,6 +22,13 @@ func read(ctx context.Context, p *plugin.Plugin, opts AddOptions) (*Entry, error
 	if e.Resources, err = readResources(ctx, p); err != nil {
 		return nil, err
 	}
+	skills, err := readSkills(ctx, p) // skill.go
+	if err != nil {
+		return nil, err
+	}
+	if e.Resources, err = withSkills(e.Resources, skills); err != nil {
+		return nil, err
+	}
 	if e.Templates, err = readTemplates(ctx, p); err != nil {
 		return nil, err
 	}

@@ -22,6 +22,8 @@ import (
 type Resource struct {
 	Def    *mcp.Resource
 	Plugin *plugin.Plugin
+	// File is set for a skill's file (skill.go): the host serves it.
+	File *SkillFile
 }
 
 // Template is a resource template, exposed exactly as declared.
@@ -200,6 +202,9 @@ func (r *Registry) ReadResource(ctx context.Context, uri string, inv Invocation)
 	p, ok := r.ResourceOwner(uri)
 	if !ok {
 		return nil, fmt.Errorf("resource %q: %w", uri, ErrNotFound)
+	}
+	if f := r.skillFile(uri); f != nil {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{f.Contents()}}, nil
 	}
 	in, err := envelope(inv.RequestInfo, p, map[string]string{"uri": uri}, abi.Context{Mounts: inv.Mounts})
 	if err != nil {

@@ -23,7 +23,9 @@ func TestResourcesPromptsCompletion(t *testing.T) {
 			ctx := context.Background()
 
 			lr, err := cs.ListResources(ctx, nil)
-			if err != nil || len(lr.Resources) != 4 { // three of the suite's, and the MCP App (extras.go)
+			// three of the suite's, the MCP App (extras.go), and the two
+			// files of the fixture's skill (skills.go)
+			if err != nil || len(lr.Resources) != 6 {
 				t.Fatalf("resources/list: %v %v", lr, err)
 			}
 			lt, err := cs.ListResourceTemplates(ctx, nil)

@@ -24,6 +24,7 @@ func (s *Server) RequireScopes(p bearer.Policy) {
 	if p.Empty() {
 		return
 	}
+	s.scopes.Store(p)
 	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			info := tokenInfo(req)

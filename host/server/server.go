@@ -82,6 +82,8 @@ type Options struct {
 // Features says which MCP features the server advertises.
 type Features struct {
 	Tools, Resources, Prompts, Completions bool
+	// Skills: a plugin exports list_skills (skills.go).
+	Skills bool
 }
 
 // Server is an MCP server over a registry.
@@ -106,7 +108,8 @@ type Server struct {
 	stateKey  []byte
 	tasks     *tasks.Manager // nil when tasks are off (tasks.go)
 
-	policies policies // the Cedar policy set in force (policy.go)
+	policies policies     // the Cedar policy set in force (policy.go)
+	scopes   atomic.Value // the bearer.Policy RequireScopes applies (skills.go reads it)
 }
 
 // New creates a server. Until Ready is called, tool requests wait, so a
@@ -149,10 +152,12 @@ func New(reg *registry.Registry, opts Options) *Server {
 		so.SubscribeHandler, so.UnsubscribeHandler = s.subscribe, s.unsubscribe
 	}
 	s.setupTasks(caps)
+	s.setupSkills(caps) // skills.go
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
 	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.toolExecution, s.trimInitialize, s.noteSessions, s.waitReady, s.enforcePolicy, s.guestPath, s.taskGate)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
 	s.serveTasks()
+	s.serveSkills()
 	return s
 }
 

@@ -3,16 +3,26 @@
 package main
 
 import (
+	"embed"
 	"errors"
 	"fmt"
 
 	mcpwasm "github.com/mcpwasm/mcpwasm/sdk-guest/go"
+	"github.com/mcpwasm/mcpwasm/sdk-guest/go/skills"
 )
+
+// skillFS holds textkit's skills (skills/<name>/SKILL.md and the files
+// beside it), served as skill://<name>/... resources (ABI.md §5a).
+//
+//go:embed skills
+var skillFS embed.FS
 
 // pure marks tools whose answer depends only on their arguments.
 const pure = `{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}`
 
 func init() {
+	skills.Dir(skillFS, "skills")
+
 	mcpwasm.Tool("count", "Count the characters (Unicode code points), bytes (UTF-8), words (runs of non-whitespace), lines and non-blank lines of a text, and the length of its longest line in characters.",
 		`{"type":"object","properties":{
 			"text":{"type":"string","description":"The text to measure."}},

@@ -407,6 +407,27 @@ int32_t mcpwasm_run_get_prompt(const mcpwasm_prompt *p, size_t n);
 /** Runs complete (used by MCPWASM_COMPLETIONS). */
 int32_t mcpwasm_run_complete(const mcpwasm_completer *c, size_t n);
 
+/** One file of a skill (ABI.md section 5a): its path relative to the skill's
+ *  root and its bytes, e.g. from `xxd -i` or C23 `#embed`. Valid UTF-8 is
+ *  sent as text, anything else as base64. */
+typedef struct {
+    const char *path;
+    const void *data;
+    size_t len;
+    const char *mime_type; /* optional; the host guesses from the extension */
+} mcpwasm_skill_file;
+/** One skill: its path (the last segment is its name) and every file,
+ *  SKILL.md included. */
+typedef struct {
+    const char *path;
+    const mcpwasm_skill_file *files;
+    size_t nfiles;
+} mcpwasm_skill;
+/** Runs list_skills (used by MCPWASM_SKILLS). Fails on a skill without
+ *  SKILL.md, a file twice, or a path that is empty, absolute, has a
+ *  backslash or an empty, "." or ".." segment; the host checks the rest. */
+int32_t mcpwasm_run_list_skills(const mcpwasm_skill *s, size_t n);
+
 /** Defines mcpwasm_abi_version, list_tools and call_tool over the static
  *  array `tools`. Expand once, at file scope. */
 #define MCPWASM_TOOLS(tools)                                                                       \
@@ -434,6 +455,11 @@ int32_t mcpwasm_run_complete(const mcpwasm_completer *c, size_t n);
 #define MCPWASM_COMPLETIONS(completers)                                                            \
     int32_t complete(void);                                                                        \
     MCPWASM_EXPORT("complete") int32_t complete(void) { return mcpwasm_run_complete(completers, MCPWASM_LEN(completers)); }
+
+/** Defines list_skills (ABI 1.1) over the static array `skills`. */
+#define MCPWASM_SKILLS(skills)                                                                     \
+    int32_t list_skills(void);                                                                     \
+    MCPWASM_EXPORT("list_skills") int32_t list_skills(void) { return mcpwasm_run_list_skills(skills, MCPWASM_LEN(skills)); }
 
 #if !defined(__wasm__)
 /* Native stand-in for the kernel and host, for tests (not on wasm). */
@@ -1388,6 +1414,73 @@ int32_t mcpwasm_run_list_resources(const mcpwasm_resource *r, size_t n, bool tem
         mcpwasm__opt(&w, "title", r[i].title);
         mcpwasm__opt(&w, "description", r[i].description);
         mcpwasm__opt(&w, "mimeType", r[i].mime_type);
+        mcpwasm_w_object_end(&w);
+    }
+    mcpwasm_w_array_end(&w);
+    mcpwasm_w_object_end(&w);
+    return mcpwasm__output(&w);
+}
+static bool mcpwasm__skill_path_ok(const char *p) {
+    if (!p || !*p || *p == '/' || strchr(p, '\\')) return false;
+    for (const char *seg = p;;) {
+        const char *end = strchr(seg, '/');
+        size_t n = end ? (size_t)(end - seg) : strlen(seg);
+        if (n == 0 || (n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.')) return false;
+        if (!end) return true;
+        seg = end + 1;
+    }
+}
+static bool mcpwasm__utf8(const unsigned char *b, size_t n) {
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = b[i];
+        size_t k;
+        if (c < 0x80) k = 0;
+        else if (c >= 0xC2 && c <= 0xDF) k = 1;
+        else if (c >= 0xE0 && c <= 0xEF) k = 2;
+        else if (c >= 0xF0 && c <= 0xF4) k = 3;
+        else return false;
+        if (n - i - 1 < k) return false;
+        for (size_t j = 1; j <= k; j++)
+            if ((b[i + j] & 0xC0) != 0x80) return false;
+        i += k + 1;
+    }
+    return true;
+}
+int32_t mcpwasm_run_list_skills(const mcpwasm_skill *s, size_t n) {
+    mcpwasm_writer w = MCPWASM_WRITER_INIT;
+    mcpwasm_w_object(&w);
+    mcpwasm_w_key(&w, "skills");
+    mcpwasm_w_array(&w);
+    for (size_t i = 0; i < n; i++) {
+        if (!mcpwasm__skill_path_ok(s[i].path)) return mcpwasm__failf("skill \"%s\": not a valid skill path", s[i].path ? s[i].path : "");
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(s[j].path, s[i].path) == 0) return mcpwasm__failf("skill \"%s\" is declared twice", s[i].path);
+        bool has_md = false;
+        mcpwasm_w_object(&w);
+        mcpwasm__opt(&w, "path", s[i].path);
+        mcpwasm_w_key(&w, "files");
+        mcpwasm_w_array(&w);
+        for (size_t f = 0; f < s[i].nfiles; f++) {
+            const mcpwasm_skill_file *fl = &s[i].files[f];
+            if (!mcpwasm__skill_path_ok(fl->path)) return mcpwasm__failf("skill %s: file \"%s\": not a valid path inside a skill", s[i].path, fl->path ? fl->path : "");
+            for (size_t g = 0; g < f; g++)
+                if (strcmp(s[i].files[g].path, fl->path) == 0) return mcpwasm__failf("skill %s: file %s is declared twice", s[i].path, fl->path);
+            has_md = has_md || strcmp(fl->path, "SKILL.md") == 0;
+            mcpwasm_w_object(&w);
+            mcpwasm__opt(&w, "path", fl->path);
+            if (mcpwasm__utf8((const unsigned char *)fl->data, fl->len)) {
+                mcpwasm_w_key(&w, "text");
+                mcpwasm_w_stringn(&w, (const char *)fl->data, fl->len);
+            } else {
+                mcpwasm_w_key(&w, "blob");
+                mcpwasm_w_base64(&w, fl->data, fl->len);
+            }
+            mcpwasm__opt(&w, "mimeType", fl->mime_type);
+            mcpwasm_w_object_end(&w);
+        }
+        if (!has_md) return mcpwasm__failf("skill %s has no SKILL.md", s[i].path);
+        mcpwasm_w_array_end(&w);
         mcpwasm_w_object_end(&w);
     }
     mcpwasm_w_array_end(&w);

@@ -36,6 +36,7 @@ export {
 } from "./resource";
 export { Prompt, PromptArgument, PromptHandler, PromptRequest, PromptResult, registerPrompt } from "./prompt";
 export { Completion, CompleteRequest, Completer, MAX_COMPLETION_VALUES } from "./completion";
+export { Skill, registerSkill, list_skills } from "./skill";
 export { URITemplate, percentDecode } from "./uritemplate";
 
 /** The ABI version this SDK implements. */

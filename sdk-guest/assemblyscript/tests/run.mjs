@@ -112,3 +112,27 @@ for (const [n] of invalid.cases) {
   await invalid.run("build/invalid.wasm", n);
 }
 console.log("invalid: ok");
+
+// 6. Skills: a folder embedded at build time by embed-skill.mjs, and a skill
+//    whose file path would leave it.
+{
+  const { execFileSync } = await import("node:child_process");
+  const { writeFileSync } = await import("node:fs");
+  const gen = execFileSync(process.execPath, ["embed-skill.mjs", "tests/skills/review"], { encoding: "utf8" })
+    .replace('"@mcpwasm/sdk"', '"../assembly/index"');
+  writeFileSync("build/skills.gen.ts", gen);
+  await build(["tests/skills.ts", "-O3", "--use", "abort=assembly/host/mcpwasmAbort", "--outFile", "build/skills.wasm"]);
+  const s = await loadPlugin(readFileSync("build/skills.wasm"));
+  const r = await s.call("list_skills", JSON.stringify({ request: {}, context: {} }));
+  assert.equal(r.rc, 0, r.error);
+  assert.deepEqual(r.output, { skills: [{ path: "review", files: [
+    { path: "SKILL.md", text: readFileSync("tests/skills/review/SKILL.md", "utf8") },
+    { path: "references/checklist.md", text: "- tests\n" },
+    { path: "references/x.bin", blob: "AAH/" },
+  ] }] });
+  await build(["tests/skills_bad.ts", "--use", "abort=assembly/host/mcpwasmAbort", "--outFile", "build/skills_bad.wasm"]);
+  const b = await (await loadPlugin(readFileSync("build/skills_bad.wasm"))).call("list_skills", "{}");
+  assert.equal(b.rc, 1);
+  assert.match(b.error, /"\.\.\/other\/SKILL\.md": not a valid path/);
+  console.log("skills: ok");
+}

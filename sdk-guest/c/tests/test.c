@@ -423,6 +423,43 @@ static void test_oom(void) {
 #endif
 }
 
+/* Skills (ABI 1.1): the files as list_skills reports them; a skill that
+ * could leave its folder, or lacks SKILL.md, is refused. */
+static const char skill_md[] = "---\nname: review\ndescription: Review a change\n---\n# Review\n";
+static const unsigned char skill_bin[] = {0, 1, 255};
+static const mcpwasm_skill_file review_files[] = {
+    {"SKILL.md", skill_md, sizeof skill_md - 1, NULL},
+    {"references/x.bin", skill_bin, sizeof skill_bin, "application/octet-stream"},
+};
+static const mcpwasm_skill skills_ok[] = {{"review", review_files, 2}};
+static const mcpwasm_skill_file no_md[] = {{"README.md", "x", 1, NULL}};
+static const mcpwasm_skill_file escape[] = {{"SKILL.md", "x", 1, NULL}, {"../x", "x", 1, NULL}};
+static const mcpwasm_skill_file absolute[] = {{"SKILL.md", "x", 1, NULL}, {"/etc/passwd", "x", 1, NULL}};
+static const mcpwasm_skill_file twice[] = {{"SKILL.md", "x", 1, NULL}, {"SKILL.md", "y", 1, NULL}};
+static void test_skills(void) {
+    mcpwasm_native_reset();
+    mcpwasm_native_set_input("{\"request\":{},\"context\":{}}");
+    CHECK(mcpwasm_run_list_skills(skills_ok, 1) == 0);
+    CHECK_STR(mcpwasm_native_output(),
+              "{\"skills\":[{\"path\":\"review\",\"files\":[{\"path\":\"SKILL.md\",\"text\":\"---\\nname: review\\ndescription: Review a change\\n---\\n# Review\\n\"},"
+              "{\"path\":\"references/x.bin\",\"blob\":\"AAH/\",\"mimeType\":\"application/octet-stream\"}]}]}");
+    const struct { mcpwasm_skill s; const char *want; } bad[] = {
+        {{"review", no_md, 1}, "has no SKILL.md"},
+        {{"review", escape, 2}, "\"../x\""},
+        {{"review", absolute, 2}, "\"/etc/passwd\""},
+        {{"review", twice, 2}, "declared twice"},
+        {{"../review", review_files, 2}, "not a valid skill path"},
+        {{"a//b", review_files, 2}, "not a valid skill path"},
+    };
+    for (size_t i = 0; i < MCPWASM_LEN(bad); i++) {
+        mcpwasm_native_reset();
+        CHECK(mcpwasm_run_list_skills(&bad[i].s, 1) == 1 && strstr(mcpwasm_native_error(), bad[i].want));
+    }
+    const mcpwasm_skill dup[] = {{"review", review_files, 2}, {"review", review_files, 2}};
+    mcpwasm_native_reset();
+    CHECK(mcpwasm_run_list_skills(dup, 2) == 1 && strstr(mcpwasm_native_error(), "declared twice"));
+}
+
 int main(void) {
     test_parse();
     test_read();
@@ -431,6 +468,7 @@ int main(void) {
     test_exports();
     test_host();
     test_oom();
+    test_skills();
     printf("%d checks, %d failures\n", checks, failures);
     return failures != 0;
 }

@@ -320,6 +320,42 @@ macro_rules! resources {
 #[doc(hidden)]
 pub mod resource_exports;
 
+mod skill;
+#[doc(hidden)]
+pub use skill::list_skills as __list_skills;
+pub use skill::Skill;
+
+/// Defines the `list_skills` export (ABI.md §5a) from a plugin's skills,
+/// their files embedded at build time:
+///
+/// ```ignore
+/// mcpwasm::skills! {
+///     skills: [
+///         Skill::new("review")
+///             .text("SKILL.md", include_str!("../skills/review/SKILL.md"))
+///             .text("references/checklist.md", include_str!("../skills/review/references/checklist.md")),
+///     ],
+/// }
+/// ```
+///
+/// It also defines `pub fn mcpwasm_skills()` for tests
+/// (see [`testing::list_skills`]).
+#[macro_export]
+macro_rules! skills {
+    (skills: [ $($s:expr),* $(,)? ] $(,)?) => {
+        /// The skills this plugin ships.
+        pub fn mcpwasm_skills() -> ::std::vec::Vec<$crate::Skill> {
+            ::std::vec![$($s),*]
+        }
+
+        /// mcpwasm ABI 1.1: `{"skills": [{"path", "files"}]}`.
+        #[no_mangle]
+        pub extern "C" fn list_skills() -> i32 {
+            $crate::__list_skills(&mcpwasm_skills())
+        }
+    };
+}
+
 // Prompts, completion and the client host functions (ABI.md §5 and §6) come
 // after resources, for the same reason; see io.rs.
 mod client;

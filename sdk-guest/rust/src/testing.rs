@@ -111,6 +111,11 @@ pub fn list_resources(resources: &[Resource]) -> Result<Value, String> {
     listed(run(|| crate::resource_exports::list_resources(resources), r#"{"request":{},"context":{}}"#))
 }
 
+/// Runs `list_skills` and returns its output, or the error it set.
+pub fn list_skills(skills: &[crate::Skill]) -> Result<Value, String> {
+    listed(run(|| crate::__list_skills(skills), r#"{"request":{},"context":{}}"#))
+}
+
 /// Runs `list_resource_templates` and returns the `ListResourceTemplatesResult`, or the error it set.
 pub fn list_resource_templates(templates: &[ResourceTemplate]) -> Result<Value, String> {
     listed(run(|| crate::resource_exports::list_resource_templates(templates), r#"{"request":{},"context":{}}"#))
