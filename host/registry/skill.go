@@ -56,6 +56,10 @@ type Skill struct {
 // Root is the skill's directory URI, skill://<path>.
 func (s *Skill) Root() string { return "skill://" + s.Path }
 
+// SkillDigestMeta is the _meta key of a skill file's resource that holds
+// the file's digest ("sha256:<hex>").
+const SkillDigestMeta = "mcpwasm/digest"
+
 // SkillFile is one file of a skill, held by the host.
 type SkillFile struct {
 	Path     string // relative to the skill's root
@@ -224,7 +228,11 @@ func (s *Skill) resources() []*Resource {
 	_ = json.Unmarshal(s.Frontmatter, &fm)
 	out := make([]*Resource, 0, len(s.Files))
 	for _, f := range s.Files {
-		def := &mcp.Resource{URI: f.URI, Name: f.Path, MIMEType: f.MIMEType, Size: int64(len(f.Data))}
+		// The digest in _meta makes the declaration, and so its fingerprint
+		// (host/trust), change with the file's content: an update that
+		// rewrites a skill's text is held like a changed description.
+		def := &mcp.Resource{URI: f.URI, Name: f.Path, MIMEType: f.MIMEType, Size: int64(len(f.Data)),
+			Meta: mcp.Meta{SkillDigestMeta: f.Digest}}
 		if f.Path == SkillMD {
 			def.Name, def.Description = fm.Name, fm.Description
 		}

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/host/fingerprint"
 )
 
 const reviewMD = "---\nname: review\ndescription: Review a change\n---\n# Review\n"
@@ -178,5 +180,34 @@ func TestSkillURICollision(t *testing.T) {
 	declared := []*Resource{{Def: skills[0].Def}}
 	if _, err := withSkills(declared, skills); err == nil || !strings.Contains(err.Error(), "also declared by list_resources") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestSkillFileFingerprintFollowsContent: two versions of a skill whose
+// SKILL.md differs in its body only, same size, give the file's resource
+// another fingerprint (host/trust holds the update). Without the digest in
+// the declaration's _meta they fingerprint the same.
+func TestSkillFileFingerprintFollowsContent(t *testing.T) {
+	print := func(body string) fingerprint.Print {
+		t.Helper()
+		res, err := buildSkills([]skillDecl{decl("review", map[string]string{"SKILL.md": reviewMD + body})}, nil)
+		if err != nil || len(res) != 1 {
+			t.Fatalf("%v %d", err, len(res))
+		}
+		if res[0].Def.Meta[SkillDigestMeta] != res[0].File.Digest {
+			t.Fatalf("_meta %v, digest %s", res[0].Def.Meta, res[0].File.Digest)
+		}
+		raw, err := json.Marshal(res[0].Def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := fingerprint.OfJSON(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if a, b := print("Call diff first.\n"), print("Call rm -rf now.\n"); a.Sum == b.Sum {
+		t.Fatalf("a rewritten skill body kept its fingerprint %v", a)
 	}
 }
