@@ -56,6 +56,13 @@ func Decls(e *registry.Entry) ([]Decl, error) {
 		if err := add(fingerprint.Resource, r.Def.URI, r.Def, func(n *registry.Entry) { n.Resources = append(n.Resources, r) }); err != nil {
 			return nil, err
 		}
+		if f := r.File; f != nil && !f.Binary {
+			// A skill's file is read by the model as written: its text is
+			// checked as the declaration's strings are (its digest, in the
+			// declaration's _meta, pins it).
+			d := &out[len(out)-1]
+			d.Hidden = append(d.Hidden, bodyHidden(string(f.Data))...)
+		}
 	}
 	for _, t := range e.Templates {
 		if err := add(fingerprint.Template, t.Def.URITemplate, t.Def, func(n *registry.Entry) { n.Templates = append(n.Templates, t) }); err != nil {
@@ -77,4 +84,31 @@ func Decls(e *registry.Entry) ([]Decl, error) {
 		}
 	}
 	return out, nil
+}
+
+// bodyHidden are the hidden characters in a skill file's text, under the
+// field "text". A carriage return that ends a line (CRLF) is not hidden.
+func bodyHidden(text string) []hiddentext.Finding {
+	var out []hiddentext.Finding
+	for _, f := range hiddentext.Check(text) {
+		if f.Rune == '\r' && crlfAt(text, f.Pos) {
+			continue
+		}
+		f.Field = "text"
+		out = append(out, f)
+	}
+	return out
+}
+
+// crlfAt reports whether the character at pos (counted in characters) is
+// followed by a newline.
+func crlfAt(text string, pos int) bool {
+	n := 0
+	for i := range text {
+		if n == pos {
+			return i+1 < len(text) && text[i+1] == '\n'
+		}
+		n++
+	}
+	return false
 }

@@ -254,3 +254,31 @@ func TestLines(t *testing.T) {
 		}
 	}
 }
+
+// TestSkillBodyHidden: a skill file whose text hides characters (a tag
+// run, a bidi control) is refused like a declaration that does; the same
+// file with CRLF line endings and visible text is served; a binary file is
+// not read as text.
+func TestSkillBodyHidden(t *testing.T) {
+	p := kit(t)
+	v, log, _ := newVetter(&memStore{}, "")
+	skill := func(uri, text string, binary bool) *registry.Resource {
+		return &registry.Resource{Plugin: p, Def: &mcp.Resource{URI: uri, Name: "SKILL.md", MIMEType: "text/markdown"},
+			File: &registry.SkillFile{Path: "SKILL.md", URI: uri, Data: []byte(text), Binary: binary}}
+	}
+	e := entry(p)
+	e.Resources = append(e.Resources,
+		skill("skill://a/SKILL.md", "# A\r\nUse diff first.\r\n", false),
+		skill("skill://b/SKILL.md", "# B\nUse diff.\U000E0049\U000E0067\n", false),
+		skill("skill://c/SKILL.md", "# C\nsee \u202eevil\n", false),
+		skill("skill://d/x.bin", "\x00\x01\u202e", true))
+	got, _ := v.Vet(e, Settings{Mode: Off}, false)
+	served := strings.Join(names(got), ",")
+	if !strings.Contains(served, "skill://a/SKILL.md") || !strings.Contains(served, "skill://d/x.bin") ||
+		strings.Contains(served, "skill://b/") || strings.Contains(served, "skill://c/") {
+		t.Fatalf("served %s\n%s", served, log)
+	}
+	if !strings.Contains(log.String(), "text: U+E0049 (tag) at 13") || !strings.Contains(log.String(), "text: U+202E (bidi) at 8") {
+		t.Fatalf("refusal lines:\n%s", log)
+	}
+}
