@@ -73,12 +73,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// stdioClient starts the real binary and connects go-sdk's client over stdio.
-func stdioClient(t *testing.T, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
+// stdioClient starts the real binary and connects go-sdk's client over
+// stdio; its stderr may be read while the server runs.
+func stdioClient(t *testing.T, args ...string) (*mcp.ClientSession, *fixture.Buffer) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir()}, args...)...)
 	cmd.Env = testEnv(t)
-	stderr := &bytes.Buffer{}
+	stderr := &fixture.Buffer{}
 	cmd.Stderr = stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
