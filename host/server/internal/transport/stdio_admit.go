@@ -160,8 +160,12 @@ func (c *stdioConn) admit(data []byte, b *stdioBatch, n int) (jsonrpc.Message, [
 	_, dup := c.inflight[id]
 	busy := ""
 	switch {
-	case c.pending >= c.opts.MaxInFlight:
-		busy = fmt.Sprintf("%d requests are already in flight on stdin", c.pending)
+	// The requests not yet answered are those in c.inflight, which Write
+	// forgets before the reply leaves (as it gives back their bytes):
+	// c.pending drops only after the write, so a client that sends as soon
+	// as it reads a reply would otherwise find that request still counted.
+	case len(c.inflight) >= c.opts.MaxInFlight:
+		busy = fmt.Sprintf("%d requests are already in flight on stdin", len(c.inflight))
 	case c.flightBytes+int64(len(data)) > c.opts.MaxInFlightBytes:
 		busy = fmt.Sprintf("the requests in flight on stdin hold %d bytes, and this one's %d would pass the limit of %d",
 			c.flightBytes, len(data), c.opts.MaxInFlightBytes)
