@@ -22,7 +22,12 @@ fixture=$root/testdata/wasm/conformance.wasm
 cache=$(mktemp -d)
 port_stateful=${PORT_STATEFUL:-39171}
 port_stateless=${PORT_STATELESS:-39172}
-serve="$bin serve --no-prefix --cache-dir $cache --log-level warn"
+# --trust off: the fixture is this repository's own test plugin, rebuilt with
+# the tree. Served without a config, its first declarations would be recorded
+# in the plugin store's shared lock file, and a later build's new ones (a
+# skill, a tool) held on any machine that ran an earlier build. Trust has its
+# own end-to-end tests (cmd/mcpwasm/trust_test.go).
+serve="$bin serve --no-prefix --trust off --cache-dir $cache --log-level warn"
 status=0
 # The Skills extension's server scenarios (SEP-2640), which no requirement
 # set lists: run by name, scored, and failed when they pass only by
