@@ -72,28 +72,34 @@ keys = ["`+pub+`"]
 
 // TestReloadSignedRemote: a reload that makes a served registry plugin's
 // verify "required" takes it out when it is unsigned, naming it, instead
-// of leaving the version loaded before in service.
+// of leaving the version loaded before in service. The key is named from
+// the start (under verify = "off"), so the confinement the server started
+// with can read it at reload; the repository's name does not say
+// "unsigned", so the log line that does is the refusal itself.
 func TestReloadSignedRemote(t *testing.T) {
 	isolate(t)
 	reg := ocitest.New(t)
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	reg.PushWasm(t, "r/unsigned", "1", readFixture(t, "echo"))
-	src := "oci://" + reg.Host() + "/r/unsigned:1"
+	reg.PushWasm(t, "r/plain", "1", readFixture(t, "echo"))
+	src := "oci://" + reg.Host() + "/r/plain:1"
 	dir := t.TempDir()
 	pub := ocitest.WritePublicKey(t, key)
 	cfg := filepath.Join(dir, "mcpwasm.toml")
-	write := func(extra string) {
-		os.WriteFile(cfg, []byte("[[plugin]]\nname = \"u\"\npath = \""+src+"\"\n"+extra), 0o600)
+	write := func(verify string) {
+		os.WriteFile(cfg, []byte("[[plugin]]\nname = \"u\"\npath = \""+src+"\"\nverify = \""+verify+"\"\nkeys = [\""+pub+"\"]\n"), 0o600)
 	}
-	write("")
+	write("off")
 	rs := startReload(t, nil, nil, "--config", cfg, "--watch=false")
 	if got := rs.tools(); got != "u_echo" {
 		t.Fatalf("tools at start = %q", got)
 	}
-	write("verify = \"required\"\nkeys = [\"" + pub + "\"]\n")
+	write("required")
 	if err := rs.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	rs.waitLog(src, "unsigned")
+	rs.waitLog(src, "unsigned: no cosign signature")
 	rs.waitTools("")
+	if strings.Contains(rs.stderr.String(), "permission denied") {
+		t.Fatalf("the reload could not read something it needed:\n%s", rs.stderr)
+	}
 }
