@@ -1443,6 +1443,14 @@ static bool mcpwasm__utf8(const unsigned char *b, size_t n) {
         if (n - i - 1 < k) return false;
         for (size_t j = 1; j <= k; j++)
             if ((b[i + j] & 0xC0) != 0x80) return false;
+        /* The second byte's range also refuses overlong forms (E0 80..9F,
+         * F0 80..8F), UTF-16 surrogates (ED A0..BF) and code points past
+         * U+10FFFF (F4 90..BF), as RFC 3629 section 4 does. */
+        if (k > 1) {
+            unsigned c2 = b[i + 1];
+            if ((c == 0xE0 && c2 < 0xA0) || (c == 0xED && c2 > 0x9F) ||
+                (c == 0xF0 && c2 < 0x90) || (c == 0xF4 && c2 > 0x8F)) return false;
+        }
         i += k + 1;
     }
     return true;

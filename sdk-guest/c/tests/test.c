@@ -455,6 +455,24 @@ static void test_skills(void) {
         mcpwasm_native_reset();
         CHECK(mcpwasm_run_list_skills(&bad[i].s, 1) == 1 && strstr(mcpwasm_native_error(), bad[i].want));
     }
+    /* Text or blob: what is not well-formed UTF-8 (RFC 3629) goes as a blob,
+     * including overlong forms, surrogates and code points past U+10FFFF. */
+    const struct { const char *bytes; bool text; } utf[] = {
+        {"\xE2\x82\xAC", true},      /* U+20AC */
+        {"\xF0\x9F\x98\x80", true}, /* U+1F600 */
+        {"\xC0\xAF", false},          /* overlong '/' */
+        {"\xE0\x80\xAF", false},     /* overlong '/' in three bytes */
+        {"\xF0\x80\x80\xAF", false}, /* overlong '/' in four bytes */
+        {"\xED\xA0\x80", false},     /* U+D800, a surrogate */
+        {"\xF4\x90\x80\x80", false}, /* U+110000 */
+    };
+    for (size_t i = 0; i < MCPWASM_LEN(utf); i++) {
+        const mcpwasm_skill_file f[] = {{"SKILL.md", "x", 1, NULL}, {"u.txt", utf[i].bytes, strlen(utf[i].bytes), NULL}};
+        const mcpwasm_skill sk[] = {{"u", f, 2}};
+        mcpwasm_native_reset();
+        CHECK(mcpwasm_run_list_skills(sk, 1) == 0);
+        CHECK((strstr(mcpwasm_native_output(), "\"path\":\"u.txt\",\"text\"") != NULL) == utf[i].text);
+    }
     const mcpwasm_skill dup[] = {{"review", review_files, 2}, {"review", review_files, 2}};
     mcpwasm_native_reset();
     CHECK(mcpwasm_run_list_skills(dup, 2) == 1 && strstr(mcpwasm_native_error(), "declared twice"));
