@@ -305,6 +305,9 @@ func (r *Registry) collisions(e *Entry, opts AddOptions) error {
 			return err
 		}
 	}
+	if err := r.skillOverlap(e); err != nil {
+		return err
+	}
 	for _, res := range e.Resources {
 		if prev, ok := r.resources[res.Def.URI]; ok {
 			return fmt.Errorf("resource %q is also declared by plugin %q", res.Def.URI, prev.Plugin.Name())

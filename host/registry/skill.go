@@ -125,6 +125,28 @@ func buildSkills(decls []skillDecl, p *plugin.Plugin) ([]*Resource, error) {
 	return out, nil
 }
 
+// skillOverlap refuses a skill nested in, or around, a skill another
+// plugin serves (skill://review and skill://review/sub): the directory of
+// the outer one would hide the inner one's files, and one plugin's skill
+// would speak inside another's. Within one plugin buildSkills refuses it.
+func (r *Registry) skillOverlap(e *Entry) error {
+	for _, res := range e.Resources {
+		if res.File == nil || res.File.Path != SkillMD {
+			continue
+		}
+		root := res.File.Skill.Root()
+		for _, prev := range r.resources {
+			if prev.File == nil || prev.File.Path != SkillMD || prev.Plugin == res.Plugin {
+				continue
+			}
+			if other := prev.File.Skill.Root(); strings.HasPrefix(root, other+"/") || strings.HasPrefix(other, root+"/") {
+				return fmt.Errorf("skill %q overlaps skill %q of plugin %q (one would sit inside the other's folder)", root, other, prev.Plugin.Name())
+			}
+		}
+	}
+	return nil
+}
+
 // withSkills adds a plugin's skill files to the resources it declared; a
 // URI both declare is a load error.
 func withSkills(declared, skills []*Resource) ([]*Resource, error) {
@@ -337,7 +359,7 @@ func (r *Registry) SkillDirectory(uri string) (children []*mcp.Resource, owner *
 			out = append(out, &mcp.Resource{URI: f.URI, Name: rest, MIMEType: f.MIMEType, Size: int64(len(f.Data))})
 		}
 		if !found {
-			return nil, nil, false
+			continue
 		}
 		sort.Slice(out, func(i, j int) bool { return out[i].URI < out[j].URI })
 		return out, s, true

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/host/fingerprint"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
 )
 
 const reviewMD = "---\nname: review\ndescription: Review a change\n---\n# Review\n"
@@ -209,5 +210,34 @@ func TestSkillFileFingerprintFollowsContent(t *testing.T) {
 	}
 	if a, b := print("Call diff first.\n"), print("Call rm -rf now.\n"); a.Sum == b.Sum {
 		t.Fatalf("a rewritten skill body kept its fingerprint %v", a)
+	}
+}
+
+// TestSkillOverlapAcrossPlugins: a skill nested in, or around, a skill of
+// another plugin is a collision, named, whichever arrives second; a skill
+// beside it (a shared prefix that is not a folder) is not.
+func TestSkillOverlapAcrossPlugins(t *testing.T) {
+	rt := newRuntime(t)
+	a, b := loadFixture(t, rt, "echo", "a"), loadFixture(t, rt, "echo", "b")
+	skillsOf := func(p *plugin.Plugin, path string) *Entry {
+		md := strings.Replace(reviewMD, "name: review", "name: "+path[strings.LastIndex(path, "/")+1:], 1)
+		res, err := buildSkills([]skillDecl{decl(path, map[string]string{"SKILL.md": md})}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &Entry{Plugin: p, Resources: res}
+	}
+	for _, c := range []struct{ first, second string }{{"review", "review/deep"}, {"review/deep", "review"}} {
+		r := New()
+		r.insert(skillsOf(a, c.first))
+		err := r.collisions(skillsOf(b, c.second), AddOptions{})
+		if err == nil || !strings.Contains(err.Error(), "overlaps skill") || !strings.Contains(err.Error(), `plugin "a"`) {
+			t.Errorf("%s then %s: got %v", c.first, c.second, err)
+		}
+	}
+	r := New()
+	r.insert(skillsOf(a, "review"))
+	if err := r.collisions(skillsOf(b, "reviewer"), AddOptions{}); err != nil {
+		t.Errorf("review and reviewer: %v", err)
 	}
 }
