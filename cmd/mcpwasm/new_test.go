@@ -12,7 +12,7 @@ import (
 
 // TestNewBuildCall does what a new user does, for every language: mcpwasm new
 // LANG demo, ./build.sh, the native tests the README names, then mcpwasm call
-// and inspect on the module. It needs the guest toolchains
+// and inspect on the module (its tool and its example skill). It needs the guest toolchains
 // (scripts/install-toolchains.sh; the AssemblyScript build installs its
 // compiler from npm).
 func TestNewBuildCall(t *testing.T) {
@@ -52,7 +52,8 @@ func TestNewBuildCall(t *testing.T) {
 				t.Fatalf("call hello without a name: code %d, want 1 and an isError result\n%s%s", code, out, errs)
 			}
 			out, errs, code = runCLI(t, "inspect", cache, wasm)
-			if code != 0 || !strings.Contains(out, "ABI v1") || !strings.Contains(out, "hello — Greets someone by name") {
+			if code != 0 || !strings.Contains(out, "ABI v1") || !strings.Contains(out, "hello — Greets someone by name") ||
+				!strings.Contains(out, "skill://greeting/SKILL.md — Greet people") {
 				t.Fatalf("inspect: code %d\n%s%s", code, out, errs)
 			}
 		})

@@ -160,19 +160,25 @@ func render(lang Lang, name string) (map[string][]byte, error) {
 		files[out] = b.Bytes()
 		return nil
 	}
-	root := "templates/" + lang.templates
-	err := fs.WalkDir(templates, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	// The language's own files, then the example skill every language ships
+	// (skills/greeting/SKILL.md, embedded by each language's build).
+	for _, tree := range []struct{ root, out string }{
+		{"templates/" + lang.templates, ""},
+		{"templates/skills", "skills/"},
+	} {
+		err := fs.WalkDir(templates, tree.root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			out := tree.out + strings.TrimSuffix(strings.TrimPrefix(p, tree.root+"/"), ".tmpl")
+			if out == "gitignore" { // embed leaves out dot files, so it is stored without the dot
+				out = ".gitignore"
+			}
+			return add(p, out)
+		})
+		if err != nil {
+			return nil, err
 		}
-		out := strings.TrimSuffix(strings.TrimPrefix(p, root+"/"), ".tmpl")
-		if out == "gitignore" { // embed leaves out dot files, so it is stored without the dot
-			out = ".gitignore"
-		}
-		return add(p, out)
-	})
-	if err != nil {
-		return nil, err
 	}
 	return files, add("templates/README.md.tmpl", "README.md")
 }

@@ -18,7 +18,7 @@ func TestWriteEveryLang(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", l.Name, err)
 		}
-		for _, want := range []string{"build.sh", "README.md", ".gitignore", l.source, manifest[l.Name], "mcpwasm-sdk/" + manifest[l.Name]} {
+		for _, want := range []string{"build.sh", "README.md", ".gitignore", "skills/greeting/SKILL.md", l.source, manifest[l.Name], "mcpwasm-sdk/" + manifest[l.Name]} {
 			if !contains(files, want) {
 				t.Errorf("%s: no %s in %v", l.Name, want, files)
 			}
