@@ -34,9 +34,9 @@ var (
 
 // testEnv is the environment of a command a test runs: its own
 // XDG_CACHE_HOME, so that what a config-less serve records in the store's
-// mcpwasm.lock (a plugin's declarations, keyed by its name) is not seen by
-// another test serving another plugin of the same name, or the same one
-// unprefixed. Nil (inherit) when the test set XDG_CACHE_HOME itself.
+// mcpwasm.lock (a plugin's declarations, keyed by its name and source) is
+// not seen by another test serving the same plugin unprefixed, or a
+// rebuilt fixture. Nil (inherit) when the test set XDG_CACHE_HOME itself.
 func testEnv(t testing.TB) []string {
 	if os.Getenv("XDG_CACHE_HOME") != defaultCache {
 		return nil

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -178,4 +179,30 @@ func TestTrustReloadE2E(t *testing.T) {
 	}
 	rs.waitChanged()
 	rs.eventually("the approved change served", func() bool { return listDescriptions(t, rs.cs) == "kit_echo="+poisonDesc })
+}
+
+// TestTrustConfigLessBySource: config-less runs share the store's lock
+// file, and two folders that each hold a kit.wasm are two plugins: what
+// `mcpwasm trust A` approved says nothing of B's kit, which is new, not
+// changed; A's stays approved.
+func TestTrustConfigLessBySource(t *testing.T) {
+	isolate(t)
+	a, b := t.TempDir(), t.TempDir()
+	orig := readFixture(t, "echo_args")
+	other := bytes.Replace(orig, []byte("Returns its arguments as text."), []byte("Returns its arguments as TEXT."), 1)
+	if bytes.Equal(orig, other) {
+		t.Fatal("echo_args no longer holds the description this test changes")
+	}
+	os.WriteFile(filepath.Join(a, "kit.wasm"), orig, 0o644)
+	os.WriteFile(filepath.Join(b, "kit.wasm"), other, 0o644)
+	if code, out := runTrust(t, a); code != 0 || !strings.Contains(out, "kit: approved 1 declarations") {
+		t.Fatalf("trust A: exit %d\n%s", code, out)
+	}
+	code, out := runTrust(t, "--diff", b)
+	if code != 1 || !strings.Contains(out, `kit tool "kit_echo": new`) || strings.Contains(out, "changed") {
+		t.Fatalf("trust --diff B: exit %d, want 1 and kit_echo new (not changed)\n%s", code, out)
+	}
+	if code, out := runTrust(t, "--diff", a); code != 0 {
+		t.Fatalf("trust --diff A after B's diff: exit %d\n%s", code, out)
+	}
 }

@@ -93,7 +93,7 @@ func Trust(o TrustOptions, stdout, stderr io.Writer) int {
 			bad++
 			continue
 		}
-		d := diff(name, decls, approved[name])
+		d := diff(name, decls, approved[recordKey(o.ConfigPath).Of(p)])
 		held += d.held
 		if o.Diff {
 			d.print(stdout)
@@ -103,7 +103,7 @@ func Trust(o TrustOptions, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stdout, "%s: %d declarations, all approved already\n", name, len(decls)-d.refused)
 			continue
 		}
-		if _, err := trust.Approve(lock, e); err != nil {
+		if _, err := trust.Approve(lock, e, recordKey(o.ConfigPath)); err != nil {
 			fail(err)
 			bad++
 			continue
@@ -258,13 +258,14 @@ func trustWarnings(c *Catalog, specs []Spec, fetch *Fetcher, configPath string, 
 			out = append(out, err.Error())
 			continue
 		}
-		d := diff(p.Name(), decls, approved[p.Name()])
+		rec := recordKey(configPath).Of(p)
+		d := diff(p.Name(), decls, approved[rec])
 		for _, r := range d.refusals {
 			out = append(out, fmt.Sprintf("plugin %q: %s: refused, never served", p.Name(), r))
 		}
 		switch {
 		case mode[p.Name()] == "off" || d.held == 0:
-		case approved[p.Name()] == nil && mode[p.Name()] == "tofu":
+		case approved[rec] == nil && mode[p.Name()] == "tofu":
 			out = append(out, fmt.Sprintf("plugin %q: never served before: serve records its %d declarations (trust = \"tofu\")", p.Name(), d.held))
 		default:
 			out = append(out, fmt.Sprintf("plugin %q: %d declarations would be held (changed or new): %s --diff", p.Name(), d.held,

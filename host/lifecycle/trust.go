@@ -64,13 +64,23 @@ func ApproveCommand(configPath string, args []string) string {
 	return cmd
 }
 
+// recordKey names plugins' approvals in the lock file: by name beside a
+// config, by name and source in the store's lock file that config-less
+// runs share (trust.BySource).
+func recordKey(configPath string) trust.Keyer {
+	if configPath != "" {
+		return trust.ByName
+	}
+	return trust.BySource
+}
+
 // newVetter is serve's trust check: approvals in the lock file (the
 // fetcher's), force over every plugin's mode (--trust), each event in the
 // audit log (and so the metrics). It returns the lock file's path ("" if
 // it could not be opened: then nothing is recorded, "tofu" serves what it
 // reads and "pin" nothing, and the log says so).
 func newVetter(force string, configPath string, args []string, fetch *Fetcher, log *audit.Log, logger *slog.Logger) (*trust.Vetter, string) {
-	o := trust.Options{Logger: logger, Force: trust.Mode(force), Approve: ApproveCommand(configPath, args),
+	o := trust.Options{Logger: logger, Force: trust.Mode(force), Approve: ApproveCommand(configPath, args), Record: recordKey(configPath),
 		Events: func(e trust.Event) {
 			log.Record(audit.Event{Kind: audit.KindTrust, Outcome: e.Kind, Plugin: e.Plugin, Tool: e.Decl.Name, Reason: e.Detail,
 				Attrs: map[string]any{"declaration": string(e.Decl.Kind)}})

@@ -87,6 +87,9 @@ type Options struct {
 	Approve string
 	// Events, if set, is told of each hold, approval and refusal (once).
 	Events func(Event)
+	// Record names a plugin's approvals in the store: ByName (the default)
+	// or BySource.
+	Record Keyer
 }
 
 // Vetter applies the trust settings to plugins' declarations. It is safe
@@ -120,7 +123,7 @@ var ErrHeld = errors.New("declarations held")
 // reloaded version replacing one that serves) any hold is an error
 // wrapping ErrHeld instead, so the approved version keeps serving.
 func (v *Vetter) Vet(e *registry.Entry, s Settings, keepOld bool) (*registry.Entry, error) {
-	plugin := e.Plugin.Name()
+	plugin, rec := e.Plugin.Name(), v.o.Record.Of(e.Plugin)
 	decls, err := Decls(e)
 	if err != nil {
 		return nil, fmt.Errorf("plugin %q: %w", plugin, err)
@@ -153,13 +156,13 @@ func (v *Vetter) Vet(e *registry.Entry, s Settings, keepOld bool) (*registry.Ent
 	}
 	var holds []Hold
 	if mode != Off {
-		approved, err := v.approved(plugin)
+		approved, err := v.approved(rec)
 		if err != nil {
 			return nil, err
 		}
 		if approved == nil && mode == TOFU {
 			if v.o.Store != nil {
-				if err := v.record(plugin, kept, "first use"); err != nil {
+				if err := v.record(plugin, rec, kept, "first use"); err != nil {
 					v.o.Logger.Error("declarations not recorded (they are served, and recorded at the next start)", "plugin", plugin, "err", err)
 				}
 			}
@@ -233,13 +236,13 @@ func (v *Vetter) approved(plugin string) (Approved, error) {
 	return all[plugin], nil
 }
 
-// record writes decls as the plugin's approved declarations.
-func (v *Vetter) record(plugin string, decls []Decl, why string) error {
+// record writes decls as the plugin's approved declarations, under rec.
+func (v *Vetter) record(plugin, rec string, decls []Decl, why string) error {
 	lines := make([]string, len(decls))
 	for i, d := range decls {
-		lines[i] = FormatLine(plugin, d.Key, d.Print)
+		lines[i] = FormatLine(rec, d.Key, d.Print)
 	}
-	if err := v.o.Store.SetDecls(plugin, lines); err != nil {
+	if err := v.o.Store.SetDecls(rec, lines); err != nil {
 		return err
 	}
 	v.o.Logger.Info("declarations recorded", "plugin", plugin, "declarations", len(decls), "why", why)
@@ -250,8 +253,9 @@ func (v *Vetter) record(plugin string, decls []Decl, why string) error {
 }
 
 // Approve records every declaration of e that is not refused for hidden
-// text as approved (mcpwasm trust), and returns them.
-func Approve(st Store, e *registry.Entry) ([]Decl, error) {
+// text as approved (mcpwasm trust), under key's name for the plugin, and
+// returns them.
+func Approve(st Store, e *registry.Entry, key Keyer) ([]Decl, error) {
 	decls, err := Decls(e)
 	if err != nil {
 		return nil, err
@@ -263,9 +267,9 @@ func Approve(st Store, e *registry.Entry) ([]Decl, error) {
 			continue
 		}
 		ok = append(ok, d)
-		lines = append(lines, FormatLine(e.Plugin.Name(), d.Key, d.Print))
+		lines = append(lines, FormatLine(key.Of(e.Plugin), d.Key, d.Print))
 	}
-	return ok, st.SetDecls(e.Plugin.Name(), lines)
+	return ok, st.SetDecls(key.Of(e.Plugin), lines)
 }
 
 func (v *Vetter) once(plugin string, d Decl, why string, f func()) {

@@ -161,7 +161,7 @@ func TestTOFU(t *testing.T) {
 	if _, err := v.Vet(changed(), Settings{Mode: TOFU}, true); !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), "keeps serving") {
 		t.Fatalf("keepOld: %v", err)
 	}
-	if _, err := Approve(st, changed()); err != nil {
+	if _, err := Approve(st, changed(), nil); err != nil {
 		t.Fatal(err)
 	}
 	got, err = v.Vet(changed(), Settings{Mode: TOFU}, true)
@@ -189,7 +189,7 @@ func TestPinAndOff(t *testing.T) {
 	if got, _ := forced.Vet(entry(p, decl{"echo", "Echo."}), Settings{Mode: Pin}, true); len(names(got)) != 3 {
 		t.Fatalf("--trust off over pin served %v", names(got))
 	}
-	Approve(st, entry(p, decl{"echo", "Echo."}))
+	Approve(st, entry(p, decl{"echo", "Echo."}), nil)
 	if got, _ := v.Vet(entry(p, decl{"echo", "Echo."}), Settings{Mode: Pin}, false); len(names(got)) != 3 {
 		t.Fatalf("pin, approved: %v", names(got))
 	}
