@@ -93,7 +93,7 @@ func Trust(o TrustOptions, stdout, stderr io.Writer) int {
 			bad++
 			continue
 		}
-		d := diff(name, decls, approved[recordKey(o.ConfigPath).Of(p)])
+		d := diff(name, decls, recordKey(o.ConfigPath).Lookup(approved, p))
 		held += d.held
 		if o.Diff {
 			d.print(stdout)
@@ -258,14 +258,14 @@ func trustWarnings(c *Catalog, specs []Spec, fetch *Fetcher, configPath string, 
 			out = append(out, err.Error())
 			continue
 		}
-		rec := recordKey(configPath).Of(p)
-		d := diff(p.Name(), decls, approved[rec])
+		had := recordKey(configPath).Lookup(approved, p)
+		d := diff(p.Name(), decls, had)
 		for _, r := range d.refusals {
 			out = append(out, fmt.Sprintf("plugin %q: %s: refused, never served", p.Name(), r))
 		}
 		switch {
 		case mode[p.Name()] == "off" || d.held == 0:
-		case approved[rec] == nil && mode[p.Name()] == "tofu":
+		case had == nil && mode[p.Name()] == "tofu":
 			out = append(out, fmt.Sprintf("plugin %q: never served before: serve records its %d declarations (trust = \"tofu\")", p.Name(), d.held))
 		default:
 			out = append(out, fmt.Sprintf("plugin %q: %d declarations would be held (changed or new): %s --diff", p.Name(), d.held,

@@ -40,3 +40,15 @@ func (k Keyer) Of(p *plugin.Plugin) string {
 	}
 	return k(p)
 }
+
+// Lookup returns p's approvals in all (ParseLines) under k's key, else
+// under its bare name: the lines of a store lock file written before
+// approvals were keyed by source still count for a plugin of that name
+// with none of its own, so a changed plugin is held after an upgrade, not
+// recorded afresh. What is approved from then on is written under k's key.
+func (k Keyer) Lookup(all map[string]Approved, p *plugin.Plugin) Approved {
+	if a, ok := all[k.Of(p)]; ok {
+		return a
+	}
+	return all[p.Name()]
+}

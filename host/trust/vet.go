@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/mcpwasm/mcpwasm/host/fingerprint"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 )
 
@@ -156,7 +157,7 @@ func (v *Vetter) Vet(e *registry.Entry, s Settings, keepOld bool) (*registry.Ent
 	}
 	var holds []Hold
 	if mode != Off {
-		approved, err := v.approved(rec)
+		approved, err := v.approved(e.Plugin)
 		if err != nil {
 			return nil, err
 		}
@@ -225,7 +226,7 @@ func (d Decl) refusal() string {
 }
 
 // approved returns the plugin's approvals (nil if it has none).
-func (v *Vetter) approved(plugin string) (Approved, error) {
+func (v *Vetter) approved(p *plugin.Plugin) (Approved, error) {
 	if v.o.Store == nil {
 		return nil, nil
 	}
@@ -233,7 +234,7 @@ func (v *Vetter) approved(plugin string) (Approved, error) {
 	if err != nil {
 		return nil, err
 	}
-	return all[plugin], nil
+	return v.o.Record.Lookup(all, p), nil
 }
 
 // record writes decls as the plugin's approved declarations, under rec.
