@@ -77,12 +77,12 @@ func (s *Server) policyDecided(method string, c policyCheck, d policy.Decision) 
 	p := c.req.Principal
 	// A resource's name is the client's URI: clipped as the call events' are.
 	e := audit.Event{Kind: audit.KindPolicy, Session: c.req.Session, Principal: p.Name, Plugin: c.plugin,
-		Tool: clip.String(c.req.Target.Name, maxAuditName), Method: method, Decision: audit.DecisionAllow, Policies: d.Policies}
+		Tool: clip.String(c.req.Target.Name, clip.Audit), Method: method, Decision: audit.DecisionAllow, Policies: d.Policies}
 	if d.Allow {
 		s.opts.Audit.Record(e)
 		return nil
 	}
-	msg := d.Message(clip.String(p.Name, clip.Log), c.req.Action, clip.String(c.what, maxAuditName))
+	msg := d.Message(clip.String(p.Name, clip.Log), c.req.Action, clip.String(c.what, clip.Audit))
 	e.Decision, e.Reason = audit.DecisionDeny, msg
 	s.opts.Audit.Record(e)
 	args := []any{"principal", p.Name, "method", method, "policies", d.Policies, "reason", msg}

@@ -24,7 +24,9 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/policy/entity"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/capscache"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/scrub"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/sessiontrim"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/skills"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -109,8 +111,13 @@ type Server struct {
 	tasks     *tasks.Manager // nil when tasks are off (tasks.go)
 
 	policies policies     // the Cedar policy set in force (policy.go)
-	scopes   atomic.Value // the bearer.Policy RequireScopes applies (skills.go reads it)
+	scopes   atomic.Value // the bearer.Policy RequireScopes applies (skillsView reads it)
+	scrubber scrub.Scrubber
 }
+
+// ResultPolicy is what is done to one plugin's answers (package scrub):
+// known secrets, credentials, hidden characters.
+type ResultPolicy = scrub.Policy
 
 // New creates a server. Until Ready is called, tool requests wait, so a
 // client that lists tools while plugins are still compiling gets the full
@@ -127,6 +134,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{reg: reg, opts: opts, logger: logger, ready: make(chan struct{}), stateKey: opts.StateKey}
+	s.scrubber = scrub.Scrubber{Policy: opts.Results, Audit: opts.Audit, Logger: logger}
 	if len(s.stateKey) == 0 {
 		s.stateKey = make([]byte, 32)
 		rand.Read(s.stateKey)
@@ -152,7 +160,9 @@ func New(reg *registry.Registry, opts Options) *Server {
 		so.SubscribeHandler, so.UnsubscribeHandler = s.subscribe, s.unsubscribe
 	}
 	s.setupTasks(caps)
-	s.setupSkills(caps) // skills.go
+	if opts.Features.Skills {
+		skills.Advertise(caps) // skills.go
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
 	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.toolExecution, s.trimInitialize, s.noteSessions, s.waitReady, s.enforcePolicy, s.guestPath, s.taskGate)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)

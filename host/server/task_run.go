@@ -160,7 +160,7 @@ func (s *Server) runTask(ctx context.Context, spec *taskSpec, answers map[string
 		errors.As(err, &je)
 		return tasks.Outcome{Err: &tasks.Error{Code: je.Code, Message: je.Message, Data: je.Data}}
 	}
-	if r, _ := s.scrub(ctx, t.Plugin.Name(), spec.Tool, res, nil); r != nil {
+	if r, _ := s.scrubber.Answer(ctx, t.Plugin.Name(), spec.Tool, res, nil); r != nil {
 		res = r.(*mcp.CallToolResult) // a tool result stays one (scrub.go)
 	}
 	if e := crashed(res); e != nil {
