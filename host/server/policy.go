@@ -13,6 +13,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/policy"
 	"github.com/mcpwasm/mcpwasm/host/policy/entity"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/reach"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/taskwire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -154,11 +155,11 @@ func (s *Server) policyTarget(t reach.Target) (policy.Action, policy.Target) {
 // the policies in force now: the task's tool and arguments, from its
 // record. A task that is not found is left to the handler.
 func (s *Server) taskCheck(ctx context.Context, base policy.Request, req mcp.Request) []policyCheck {
-	p, ok := req.GetParams().(*taskParams)
+	p, ok := req.GetParams().(*taskwire.Params)
 	if !ok || s.tasks == nil {
 		return nil
 	}
-	r, err := s.tasks.Get(ctx, principalOf(req), p.TaskID)
+	r, err := s.tasks.Tasks.Get(ctx, principalOf(req), p.TaskID)
 	if err != nil {
 		return nil
 	}

@@ -27,7 +27,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/server/internal/scrub"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/sessiontrim"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/skills"
-	"github.com/mcpwasm/mcpwasm/host/tasks"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/taskwire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -108,7 +108,7 @@ type Server struct {
 	failed    failures
 	reloads   atomic.Int32 // hot reloads under way (Reloading)
 	stateKey  []byte
-	tasks     *tasks.Manager // nil when tasks are off (tasks.go)
+	tasks     *taskwire.Methods // nil when tasks are off (tasks.go)
 
 	policies policies     // the Cedar policy set in force (policy.go)
 	scopes   atomic.Value // the bearer.Policy RequireScopes applies (skillsView reads it)
@@ -166,7 +166,9 @@ func New(reg *registry.Registry, opts Options) *Server {
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
 	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.toolExecution, s.trimInitialize, s.noteSessions, s.waitReady, s.enforcePolicy, s.guestPath, s.taskGate)
 	s.mcp.AddSendingMiddleware(s.filterListChanged)
-	s.serveTasks()
+	if s.tasks != nil {
+		s.tasks.Add(s.mcp)
+	}
 	s.serveSkills()
 	return s
 }
