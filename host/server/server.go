@@ -24,6 +24,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/policy/entity"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/capscache"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/mounts"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/scrub"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/sessiontrim"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/skills"
@@ -101,7 +102,7 @@ type Server struct {
 	load      loadState
 	lists     listState
 	refresh   refresher
-	roots     sessionRoots
+	mounts    mounts.Maker // the client's roots, and the mounts they narrow (roots.go)
 	subs      subscriptions
 	epochs    epochs // requests that may use a plugin a reload retires (reload.go)
 	caps      capscache.Cache
@@ -134,6 +135,7 @@ func New(reg *registry.Registry, opts Options) *Server {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{reg: reg, opts: opts, logger: logger, ready: make(chan struct{}), stateKey: opts.StateKey}
+	s.mounts.Logger = logger
 	s.scrubber = scrub.Scrubber{Policy: opts.Results, Audit: opts.Audit, Logger: logger}
 	if len(s.stateKey) == 0 {
 		s.stateKey = make([]byte, 32)
