@@ -24,6 +24,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/policy/entity"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/capscache"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/listnotice"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/mounts"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/scrub"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/sessiontrim"
@@ -100,7 +101,7 @@ type Server struct {
 	ready     chan struct{}
 	drain     drainState
 	load      loadState
-	lists     listState
+	lists     listnotice.State // which list_changed each session gets
 	refresh   refresher
 	mounts    mounts.Maker // the client's roots, and the mounts they narrow (roots.go)
 	subs      subscriptions
@@ -166,8 +167,8 @@ func New(reg *registry.Registry, opts Options) *Server {
 		skills.Advertise(caps) // skills.go
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.toolExecution, s.trimInitialize, s.noteSessions, s.waitReady, s.enforcePolicy, s.guestPath, s.taskGate)
-	s.mcp.AddSendingMiddleware(s.filterListChanged)
+	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.toolExecution, s.trimInitialize, s.lists.Note, s.waitReady, s.enforcePolicy, s.guestPath, s.taskGate)
+	s.mcp.AddSendingMiddleware(s.lists.Filter)
 	if s.tasks != nil {
 		s.tasks.Add(s.mcp)
 	}
@@ -198,7 +199,7 @@ func (s *Server) trimInitialize(next mcp.MethodHandler) mcp.MethodHandler {
 // for something no plugin published, stop waiting.
 func (s *Server) Ready() {
 	s.readyOnce.Do(func() {
-		s.lists.baseline()
+		s.lists.Baseline()
 		close(s.ready)
 	})
 }
