@@ -75,7 +75,7 @@ type Options struct {
 	// the plugin open meanwhile. Package lifecycle's catalog sets it.
 	ListsChanged func(p *plugin.Plugin)
 	// Results, if set, is the policy for the answers of the plugin named
-	// (scrub.go): known secrets, credentials, hidden characters.
+	// (package scrub): known secrets, credentials, hidden characters.
 	Results func(plugin string) ResultPolicy
 	// Held, if set, says why a declaration clients cannot see is held
 	// (host/trust): kind is "tool", "prompt", "resource" or "template".

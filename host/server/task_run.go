@@ -162,7 +162,7 @@ func (s *Server) runTask(ctx context.Context, spec *taskSpec, answers map[string
 		return tasks.Outcome{Err: &tasks.Error{Code: je.Code, Message: je.Message, Data: je.Data}}
 	}
 	if r, _ := s.scrubber.Answer(ctx, t.Plugin.Name(), spec.Tool, res, nil); r != nil {
-		res = r.(*mcp.CallToolResult) // a tool result stays one (scrub.go)
+		res = r.(*mcp.CallToolResult) // a tool result stays one (scrub.Scrubber.Answer)
 	}
 	if e := crashed(res); e != nil {
 		return tasks.Outcome{Err: e}
