@@ -131,11 +131,17 @@ func (c rpc) await(id string, want ...string) map[string]any {
 // taskServer serves the conformance fixture (which has the task tools)
 // over stateless HTTP. stats reports its sandbox's load.
 func taskServer(t testing.TB, opts server.Options, ho httpserve.Options) (url string, stats func() plugin.Stats) {
-	return taskServerModes(t, opts, ho, nil)
+	return taskServerWith(t, opts, ho, plugin.Config{})
 }
 
 // taskServerModes is taskServer with the operator's task modes by tool.
 func taskServerModes(t testing.TB, opts server.Options, ho httpserve.Options, modes map[string]string) (url string, stats func() plugin.Stats) {
+	return taskServerWith(t, opts, ho, plugin.Config{TaskModes: modes})
+}
+
+// taskServerWith is taskServer with the plugin's configuration (its name,
+// source and code are the conformance fixture's).
+func taskServerWith(t testing.TB, opts server.Options, ho httpserve.Options, cfg plugin.Config) (url string, stats func() plugin.Stats) {
 	t.Helper()
 	ctx := context.Background()
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
@@ -146,7 +152,8 @@ func taskServerModes(t testing.TB, opts server.Options, ho httpserve.Options, mo
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := rt.Load(ctx, plugin.Config{Name: "conformance", Source: "conformance.wasm", Wasm: data, TaskModes: modes})
+	cfg.Name, cfg.Source, cfg.Wasm = "conformance", "conformance.wasm", data
+	p, err := rt.Load(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,20 +337,21 @@ func TestTaskBoundToPrincipal(t *testing.T) {
 }
 
 func TestTaskRunsUnderItsOwnTimeLimit(t *testing.T) {
-	// The plugin's call limit is 5s (the default); the task's, 300ms.
+	// The plugin's call limit is 1s; the task's, 300ms.
 	opts := server.Options{Tasks: server.TaskOptions{Options: tasks.Options{Timeout: 300 * time.Millisecond}}}
-	c := rpc{t: t, url: first(taskServer(t, opts, httpserve.Options{})), caps: tasksExt}
-	id := taskID(t, c.tool("slow_compute", map[string]any{"seconds": 2}))
+	cfg := plugin.Config{Timeout: time.Second}
+	c := rpc{t: t, url: first(taskServerWith(t, opts, httpserve.Options{}, cfg)), caps: tasksExt}
+	id := taskID(t, c.tool("slow_compute", map[string]any{"seconds": 0.9}))
 	got := c.await(id, "completed", "failed")
 	if got["status"] != "failed" || !strings.Contains(servertest.MustJSON(got["error"]), "time limit") {
 		t.Fatalf("a task past its limit: %v", got)
 	}
 	// And a task may run longer than the plugin's per-call limit.
 	opts.Tasks.Timeout = time.Minute
-	c = rpc{t: t, url: first(taskServer(t, opts, httpserve.Options{})), caps: tasksExt}
-	id = taskID(t, c.tool("slow_compute", map[string]any{"seconds": 6}))
+	c = rpc{t: t, url: first(taskServerWith(t, opts, httpserve.Options{}, cfg)), caps: tasksExt}
+	id = taskID(t, c.tool("slow_compute", map[string]any{"seconds": 1.5}))
 	if got := c.await(id, "completed", "failed"); got["status"] != "completed" {
-		t.Fatalf("a 6s task with the plugin's 5s call limit: %v", got)
+		t.Fatalf("a 1.5s task with the plugin's 1s call limit: %v", got)
 	}
 }
 
