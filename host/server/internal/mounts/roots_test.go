@@ -2,7 +2,11 @@ package mounts
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -10,6 +14,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -75,4 +81,44 @@ func TestRootsRefetchDoesNotLeak(t *testing.T) {
 			t.Fatalf("an ended session is remembered: %d watched, %d cached", len(m.watched), len(m.roots))
 		}
 	})
+}
+
+// A client's roots list is the client's to make long: thousands of roots
+// that are not local folders, or are outside every grant, are skipped with
+// a warning naming how many (and a few), not a warning each, and only the
+// first MaxRoots are resolved on the host's filesystem. What is skipped
+// only narrows the mounts.
+func TestRootsFloodBounded(t *testing.T) {
+	base, err := plugin.Canonical(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	grant, outside := filepath.Join(base, "grant"), filepath.Join(base, "outside")
+	os.Mkdir(grant, 0o755)
+	os.Mkdir(outside, 0o755)
+	var logs fixture.Buffer
+	m := &Maker{Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	lr := mcp.ListRootsResult{Roots: []*mcp.Root{{URI: "file://" + grant}}}
+	for i := range 200 { // one folder outside the grant, under 200 URIs
+		lr.Roots = append(lr.Roots, &mcp.Root{URI: "file://" + outside + strings.Repeat("/", i+1)})
+	}
+	for i := range 5000 {
+		lr.Roots = append(lr.Roots, &mcp.Root{URI: fmt.Sprintf("https://example.com/%d\nlevel=ERROR msg=forged", i)})
+	}
+	raw, _ := json.Marshal(&lr)
+	roots, err := m.Answer(raw)
+	if err != nil || len(roots) != 201 {
+		t.Fatalf("roots resolved: %d (%v), want the 201 local ones of the first %d", len(roots), err, MaxRoots)
+	}
+	got := m.For([]plugin.Grant{{Path: grant, ReadOnly: true}}, roots)
+	if len(got) != 1 || got[0].Path != grant {
+		t.Fatalf("mounts %+v, want the grant alone", got)
+	}
+	warned := strings.Count(logs.String(), "client root")
+	if warned != 2 || strings.Count(logs.String(), "\n") != 2 {
+		t.Fatalf("%d log lines about the client's roots, want two (not local, outside):\n%.2000s", warned, logs.String())
+	}
+	if !strings.Contains(logs.String(), "skipped=5000") || !strings.Contains(logs.String(), "past_limit=4945") || !strings.Contains(logs.String(), "outside=200") {
+		t.Fatalf("the warnings do not say how many roots were skipped:\n%.2000s", logs.String())
+	}
 }
