@@ -105,6 +105,7 @@ func TestRootsFloodBounded(t *testing.T) {
 	for i := range 5000 {
 		lr.Roots = append(lr.Roots, &mcp.Root{URI: fmt.Sprintf("https://example.com/%d\nlevel=ERROR msg=forged", i)})
 	}
+	lr.Roots = append(lr.Roots, &mcp.Root{URI: "file://" + grant}) // a local folder, past MaxRoots: not resolved
 	raw, _ := json.Marshal(&lr)
 	roots, err := m.Answer(raw)
 	if err != nil || len(roots) != 201 {
@@ -118,7 +119,7 @@ func TestRootsFloodBounded(t *testing.T) {
 	if warned != 2 || strings.Count(logs.String(), "\n") != 2 {
 		t.Fatalf("%d log lines about the client's roots, want two (not local, outside):\n%.2000s", warned, logs.String())
 	}
-	if !strings.Contains(logs.String(), "skipped=5000") || !strings.Contains(logs.String(), "past_limit=4945") || !strings.Contains(logs.String(), "outside=200") {
+	if !strings.Contains(logs.String(), "skipped=5001") || !strings.Contains(logs.String(), "past_limit=4946") || !strings.Contains(logs.String(), "outside=200") {
 		t.Fatalf("the warnings do not say how many roots were skipped:\n%.2000s", logs.String())
 	}
 }
