@@ -143,6 +143,13 @@ func taskServerModes(t testing.TB, opts server.Options, ho httpserve.Options, mo
 // source and code are the conformance fixture's).
 func taskServerWith(t testing.TB, opts server.Options, ho httpserve.Options, cfg plugin.Config) (url string, stats func() plugin.Stats) {
 	t.Helper()
+	url, _, stats = taskHarness(t, opts, ho, cfg)
+	return url, stats
+}
+
+// taskHarness is taskServerWith that also returns the server.
+func taskHarness(t testing.TB, opts server.Options, ho httpserve.Options, cfg plugin.Config) (url string, srv *server.Server, stats func() plugin.Stats) {
+	t.Helper()
 	ctx := context.Background()
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
 	if err != nil {
@@ -164,13 +171,13 @@ func taskServerWith(t testing.TB, opts server.Options, ho httpserve.Options, cfg
 	}
 	opts.Name = "test"
 	opts.Features = server.Features{Tools: true}
-	srv := server.New(reg, opts)
+	srv = server.New(reg, opts)
 	srv.AddEntry(e)
 	srv.Ready()
 	ho.Stateless = true
 	hs := httptest.NewServer(httpserve.Handler(srv, ho))
 	t.Cleanup(func() { hs.Close(); srv.CloseTasks(); reg.Close(ctx); rt.Close(ctx) })
-	return hs.URL + "/mcp", rt.Stats
+	return hs.URL + "/mcp", srv, rt.Stats
 }
 
 func taskID(t *testing.T, r taskReply) string {

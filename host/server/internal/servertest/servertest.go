@@ -7,7 +7,6 @@ package servertest
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -62,15 +61,13 @@ func Load(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOpt
 	// publishes, and re-reads a plugin's lists when the plugin says they
 	// changed.
 	opts.Features = lifecycle.Features(specs)
-	logs := &strings.Builder{}
-	var mu sync.Mutex
+	logs := &fixture.Buffer{}
 	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, logs}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	cat := lifecycle.NewCatalog(rt, lifecycle.CatalogOptions{Server: opts})
 	cat.Load(ctx, specs)
 	if got := len(cat.Registry().Plugins()); got != len(specs) {
-		mu.Lock()
 		t.Fatalf("%d of %d plugins loaded:\n%s", got, len(specs), logs)
 	}
 	srv := cat.Server()
@@ -78,18 +75,6 @@ func Load(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOpt
 	runtimes.Store(srv, rt)
 	t.Cleanup(func() { runtimes.Delete(srv); cat.Close(time.Minute) })
 	return srv, cat.Registry()
-}
-
-// lockedWriter serializes writes to w.
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // runtimes maps each server Load made to its plugin runtime, for
