@@ -183,3 +183,56 @@ func filter[T any](in []T, ok func(T) bool) []T {
 	}
 	return out
 }
+
+// Named is the declaration a request names, served or not: the tool a
+// tools/call calls, the prompt of prompts/get or of a completion, the URI
+// (or, for a completion, the template) read, subscribed to or completed.
+// ok is false for a request that names none.
+func Named(req mcp.Request) (k registry.Kind, name string, ok bool) {
+	switch r := req.(type) {
+	case *mcp.CallToolRequest:
+		if r.Params != nil {
+			return registry.KindTool, r.Params.Name, true
+		}
+	case *mcp.GetPromptRequest:
+		if r.Params != nil {
+			return registry.KindPrompt, r.Params.Name, true
+		}
+	case *mcp.ReadResourceRequest:
+		if r.Params != nil {
+			return registry.KindResource, r.Params.URI, true
+		}
+	case *mcp.SubscribeRequest:
+		if r.Params != nil {
+			return registry.KindResource, r.Params.URI, true
+		}
+	case *mcp.CompleteRequest:
+		if r.Params != nil && r.Params.Ref != nil {
+			switch r.Params.Ref.Type {
+			case "ref/prompt":
+				return registry.KindPrompt, r.Params.Ref.Name, true
+			case "ref/resource":
+				return registry.KindResource, r.Params.Ref.URI, true
+			}
+		}
+	}
+	return 0, "", false
+}
+
+// Owner is the plugin serving the tool, prompt or resource (by URI) of
+// kind k named name.
+func Owner(reg Registry, k registry.Kind, name string) (*plugin.Plugin, bool) {
+	switch k {
+	case registry.KindTool:
+		if t, ok := reg.Lookup(name); ok {
+			return t.Plugin, true
+		}
+	case registry.KindPrompt:
+		if p, ok := reg.LookupPrompt(name); ok {
+			return p.Plugin, true
+		}
+	case registry.KindResource:
+		return reg.ResourceOwner(name)
+	}
+	return nil, false
+}
