@@ -2,13 +2,10 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,11 +16,9 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
-	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
-	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
 // go-sdk's client has no tasks: these tests speak 2026-07-28 over HTTP
@@ -150,33 +145,13 @@ func taskServerWith(t testing.TB, opts server.Options, ho httpserve.Options, cfg
 // taskHarness is taskServerWith that also returns the server.
 func taskHarness(t testing.TB, opts server.Options, ho httpserve.Options, cfg plugin.Config) (url string, srv *server.Server, stats func() plugin.Stats) {
 	t.Helper()
-	ctx := context.Background()
-	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(fixture.Path(t, "conformance"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Name, cfg.Source, cfg.Wasm = "conformance", "conformance.wasm", data
-	p, err := rt.Load(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := registry.New()
-	e, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Name = "test"
+	rt := servertest.Runtime(t)
+	cfg.Name = "conformance"
 	opts.Features = server.Features{Tools: true}
-	srv = server.New(reg, opts)
-	srv.AddEntry(e)
-	srv.Ready()
+	srv, _ = servertest.Serve(t, opts, servertest.Plugin(t, rt, "conformance", cfg))
 	ho.Stateless = true
 	hs := httptest.NewServer(httpserve.Handler(srv, ho))
-	t.Cleanup(func() { hs.Close(); srv.CloseTasks(); reg.Close(ctx); rt.Close(ctx) })
+	t.Cleanup(func() { hs.Close(); srv.CloseTasks() })
 	return hs.URL + "/mcp", srv, rt.Stats
 }
 

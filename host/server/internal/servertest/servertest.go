@@ -203,33 +203,72 @@ func ClientWith(url, token string) (*mcp.ClientSession, error) {
 		Endpoint: url, HTTPClient: &http.Client{Transport: WithToken{token}}}, nil)
 }
 
-// Audited loads the echo and nap fixtures (unprefixed) into a server
-// recording to rec.
-func Audited(t *testing.T, rec *Events) *server.Server {
+// Runtime is a plugin runtime on the tests' compilation cache, closed
+// when the test ends.
+func Runtime(t testing.TB) *plugin.Runtime {
 	t.Helper()
-	ctx := context.Background()
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { rt.Close(context.Background()) })
+	return rt
+}
+
+// Plugin loads the fixture name into rt with cfg, whose Name and Source are
+// the fixture's unless set. The caller closes it (or the registry holding
+// it does).
+func Plugin(t testing.TB, rt *plugin.Runtime, name string, cfg plugin.Config) *plugin.Plugin {
+	t.Helper()
+	data, err := os.ReadFile(fixture.Path(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Name == "" {
+		cfg.Name = name
+	}
+	if cfg.Source == "" {
+		cfg.Source = cfg.Name + ".wasm"
+	}
+	cfg.Wasm = data
+	p, err := rt.Load(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Serve publishes plugins, unprefixed, on a new server with opts (named
+// "test" unless opts names it) and marks it ready; the registry closes
+// them when the test ends.
+func Serve(t testing.TB, opts server.Options, ps ...*plugin.Plugin) (*server.Server, *registry.Registry) {
+	t.Helper()
+	ctx := context.Background()
+	if opts.Name == "" {
+		opts.Name = "test"
+	}
 	reg := registry.New()
-	srv := server.New(reg, server.Options{Name: "test", Audit: rec.Log(), Features: server.Features{Tools: true}})
-	for _, name := range []string{"echo", "nap"} {
-		data, err := os.ReadFile(fixture.Path(t, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := rt.Load(ctx, plugin.Config{Name: name, Source: name + ".wasm", Wasm: data})
-		if err != nil {
-			t.Fatal(err)
-		}
+	t.Cleanup(func() { reg.Close(ctx) })
+	srv := server.New(reg, opts)
+	for _, p := range ps {
 		e, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv.AddEntry(e)
+		if err := srv.AddEntry(e); err != nil {
+			t.Fatal(err)
+		}
 	}
 	srv.Ready()
-	t.Cleanup(func() { reg.Close(ctx); rt.Close(ctx) })
+	return srv, reg
+}
+
+// Audited loads the echo and nap fixtures (unprefixed) into a server
+// recording to rec.
+func Audited(t *testing.T, rec *Events) *server.Server {
+	t.Helper()
+	rt := Runtime(t)
+	srv, _ := Serve(t, server.Options{Audit: rec.Log(), Features: server.Features{Tools: true}},
+		Plugin(t, rt, "echo", plugin.Config{}), Plugin(t, rt, "nap", plugin.Config{}))
 	return srv
 }
