@@ -304,14 +304,8 @@ func TestHTTPScopesGatePromptsAndResources(t *testing.T) {
 	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
 	ctx := context.Background()
 	counts := func(cs *mcp.ClientSession) [4]int {
-		lt, err1 := cs.ListTools(ctx, nil)
-		lp, err2 := cs.ListPrompts(ctx, nil)
-		lr, err3 := cs.ListResources(ctx, nil)
-		lrt, err4 := cs.ListResourceTemplates(ctx, nil)
-		if err := errors.Join(err1, err2, err3, err4); err != nil {
-			t.Fatal(err)
-		}
-		return [4]int{len(lt.Tools), len(lp.Prompts), len(lr.Resources), len(lrt.ResourceTemplates)}
+		l := servertest.ListAll(t, cs)
+		return [4]int{len(l.Tools.Tools), len(l.Prompts.Prompts), len(l.Resources.Resources), len(l.Templates.ResourceTemplates)}
 	}
 	full, err := servertest.ClientWith(url, "0123456789abcdef0123")
 	if err != nil {
