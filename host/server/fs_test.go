@@ -26,7 +26,8 @@ const marker = "MARKER-3f9c0a-OUTSIDE-THE-SANDBOX"
 // a plugin's declarations are cached by its configuration, grants
 // included, so a test granting the path an earlier one granted loads from
 // the cache instead of instantiating the plugin (3 s of each such test
-// under -race, when every test had a temp dir of its own).
+// under -race, when every test had a temp dir of its own). Tests using it
+// must not run in parallel with each other.
 func fsTree(t *testing.T) (grant, outside string) {
 	t.Helper()
 	if fsBase == "" {
