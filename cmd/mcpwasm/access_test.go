@@ -44,6 +44,19 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// bearerClient connects go-sdk's client to a Streamable HTTP url with a
+// bearer token; the session closes when the test ends.
+func bearerClient(t *testing.T, ctx context.Context, url, token string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{token}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 // The real binary with [server.auth] tokens_file: go-sdk's client with the
 // token calls a tool; without it, or with a wrong one, 401 with a Bearer
 // challenge; a bad tokens file stops serve with its line.
@@ -108,15 +121,7 @@ echo_echo = "echo"
 	url := httpServe(t, "--config", cfg, fixture.Path(t, "echo"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	connect := func(token string) *mcp.ClientSession {
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
-			Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{token}}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
-	}
+	connect := func(token string) *mcp.ClientSession { return bearerClient(t, ctx, url, token) }
 	cs := connect(iss.Sign(t, iss.Claims("alice", resource, "echo")))
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"text": "hi"}})
 	if err != nil || res.IsError {

@@ -21,23 +21,6 @@ import (
 // syncBuffer is a log or stderr sink safe for concurrent writes.
 type syncBuffer = fixture.Buffer
 
-// serveClient starts `mcpwasm serve ARGS...` and connects go-sdk's client.
-func serveClient(t *testing.T, args ...string) (*mcp.ClientSession, *syncBuffer) {
-	t.Helper()
-	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir()}, args...)...)
-	cmd.Env = testEnv(t)
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs, stderr
-}
-
 func toolNames(t *testing.T, cs *mcp.ClientSession, stderr *syncBuffer) string {
 	t.Helper()
 	lt, err := cs.ListTools(context.Background(), nil)
@@ -64,7 +47,7 @@ func callEcho(t *testing.T, cs *mcp.ClientSession, stderr *syncBuffer) {
 // rejects) are load errors naming the plugin and the declaration; before,
 // go-sdk's panic ended the server and every plugin with it.
 func TestRefusedDeclarationKeepsServing(t *testing.T) {
-	cs, stderr := serveClient(t, fixture.Path(t, "header_object"), fixture.Path(t, "bad_resource_uri"), fixture.Path(t, "echo"))
+	cs, stderr := stdioClient(t, fixture.Path(t, "header_object"), fixture.Path(t, "bad_resource_uri"), fixture.Path(t, "echo"))
 	if got := toolNames(t, cs, stderr); got != "echo_echo" {
 		t.Fatalf("tools = %s\nstderr:\n%s", got, stderr)
 	}
@@ -101,7 +84,7 @@ func TestStopWhileLoading(t *testing.T) {
 // promise); before, serve exited 2.
 func TestMissingPathServesTheRest(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "gone.wasm")
-	cs, stderr := serveClient(t, missing, fixture.Path(t, "echo"))
+	cs, stderr := stdioClient(t, missing, fixture.Path(t, "echo"))
 	if got := toolNames(t, cs, stderr); got != "echo_echo" {
 		t.Fatalf("tools = %s\nstderr:\n%s", got, stderr)
 	}
@@ -116,7 +99,7 @@ func TestMissingPathServesTheRest(t *testing.T) {
 // before, every tool request waited for the slowest plugin. The check is
 // causal: the call returns before slow_list is reported loaded.
 func TestSlowPluginDoesNotHoldCalls(t *testing.T) {
-	cs, stderr := serveClient(t, "--timeout", "60s", fixture.Path(t, "slow_list"), fixture.Path(t, "echo"))
+	cs, stderr := stdioClient(t, "--timeout", "60s", fixture.Path(t, "slow_list"), fixture.Path(t, "echo"))
 	callEcho(t, cs, stderr)
 	for _, line := range strings.Split(stderr.String(), "\n") {
 		if strings.Contains(line, "plugin loaded") && strings.Contains(line, "slow_list") {
@@ -132,7 +115,7 @@ func TestSlowPluginDoesNotHoldCalls(t *testing.T) {
 // TestLoadDeadline: a plugin not ready within --load-timeout is reported as
 // a load failure and the list does not wait for it.
 func TestLoadDeadline(t *testing.T) {
-	cs, stderr := serveClient(t, "--timeout", "60s", "--load-timeout", "1s", fixture.Path(t, "slow_list"), fixture.Path(t, "echo"))
+	cs, stderr := stdioClient(t, "--timeout", "60s", "--load-timeout", "1s", fixture.Path(t, "slow_list"), fixture.Path(t, "echo"))
 	if got := toolNames(t, cs, stderr); got != "echo_echo" {
 		t.Fatalf("tools = %s\nstderr:\n%s", got, stderr)
 	}
@@ -160,7 +143,7 @@ func TestCollisionOrder(t *testing.T) {
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf("[[plugin]]\npath = %q\n\n[[plugin]]\npath = %q\n",
 		fixture.Path(t, "slow_dup"), fixture.Path(t, "dup_fast"))), 0o644)
-	cs, stderr := serveClient(t, "--config", cfg)
+	cs, stderr := stdioClient(t, "--config", cfg)
 	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "dup://shared"})
 	if err != nil {
 		t.Fatalf("read: %v\n%s", err, stderr)

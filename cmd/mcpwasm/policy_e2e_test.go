@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,7 +78,7 @@ func TestPolicyStdio(t *testing.T) {
 	cfg := filepath.Join(root, "mcpwasm.toml")
 	os.WriteFile(filepath.Join(root, "p.cedar"), []byte(fmt.Sprintf(argPolicy, "", root)), 0o600)
 	os.WriteFile(cfg, []byte("[server.policy]\nfiles = [\"p.cedar\"]\n\n[[plugin]]\npath = \""+fixture.Plugin(t, "fs")+"\"\n[[plugin.fs]]\npath = \""+root+"\"\n"), 0o600)
-	cs, stderr := serveClient(t, "--config", cfg)
+	cs, stderr := stdioClient(t, "--config", cfg)
 	ctx := context.Background()
 	if text, err := readFile(ctx, cs, filepath.Join(root, "docs", "a.txt")); err != nil || !strings.Contains(text, "in the docs") {
 		t.Fatalf("allowed read: %q %v\n%s", text, err, stderr)
@@ -114,15 +113,7 @@ func TestPolicyHTTPTwoTokens(t *testing.T) {
 	url := httpServe(t, "--config", cfg, "--audit-log", auditLog)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	client := func(token string) *mcp.ClientSession {
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
-			Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{token}}}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { cs.Close() })
-		return cs
-	}
+	client := func(token string) *mcp.ClientSession { return bearerClient(t, ctx, url, token) }
 	alice, bob := client("0123456789abcdef0123"), client("fedcba9876543210fedc")
 	other := filepath.Join(root, "other.txt")
 	if text, err := readFile(ctx, alice, other); err != nil || !strings.Contains(text, "elsewhere") {

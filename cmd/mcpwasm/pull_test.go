@@ -61,7 +61,7 @@ sha256 = "`+sum+`"
 		t.Fatalf("pull again: exit %d, %d requests\n%s", code, reg.Requests()-before, errOut)
 	}
 	// With the registry still up, --offline asks it nothing.
-	cs, stderr := serveClient(t, "--offline", "--config", cfg)
+	cs, stderr := stdioClient(t, "--offline", "--config", cfg)
 	callTool(t, cs, "echo_echo", stderr)
 	callTool(t, cs, "web_echo", stderr)
 	cs.Close()
@@ -74,7 +74,7 @@ sha256 = "`+sum+`"
 	reg.Close()
 	web.Close()
 	for _, flags := range [][]string{{"--offline"}, nil} {
-		cs, stderr := serveClient(t, append(flags, "--config", cfg)...)
+		cs, stderr := stdioClient(t, append(flags, "--config", cfg)...)
 		if got := toolNames(t, cs, stderr); got != "echo_echo,web_echo" {
 			t.Fatalf("%v: tools %s\n%s", flags, got, stderr)
 		}
@@ -86,7 +86,7 @@ sha256 = "`+sum+`"
 	// A source never pulled cannot be served offline: the error names it
 	// and says what to do; the others serve.
 	other := "oci://" + reg.Host() + "/plugins/other:2"
-	cs, stderr = serveClient(t, "--offline", "--config", cfg, other)
+	cs, stderr = stdioClient(t, "--offline", "--config", cfg, other)
 	if got := toolNames(t, cs, stderr); got != "echo_echo,web_echo" {
 		t.Fatalf("tools %s\n%s", got, stderr)
 	}
@@ -112,7 +112,7 @@ func TestPullUpdateAndMismatch(t *testing.T) {
 	v2 := reg.PushWasm(t, "tools/x", "stable", readFixture(t, "constant"))
 
 	// The tag moved; the pin did not.
-	cs, stderr := serveClient(t, "--config", cfg)
+	cs, stderr := stdioClient(t, "--config", cfg)
 	if got := toolNames(t, cs, stderr); got != "x_echo" {
 		t.Fatalf("pinned: tools %s\n%s", got, stderr)
 	}
@@ -124,7 +124,7 @@ func TestPullUpdateAndMismatch(t *testing.T) {
 	}
 	// The update declares other tools: held until approved (host/trust),
 	// then served.
-	cs, stderr = serveClient(t, "--config", cfg)
+	cs, stderr = stdioClient(t, "--config", cfg)
 	if got := toolNames(t, cs, stderr); got != "" || !strings.Contains(stderr.String(), "declaration held") {
 		t.Fatalf("after --update, before trust: tools %s\n%s", got, stderr)
 	}
@@ -132,7 +132,7 @@ func TestPullUpdateAndMismatch(t *testing.T) {
 	if out, errOut, code := runCLI(t, "trust", "--config", cfg); code != 0 {
 		t.Fatalf("trust: exit %d\n%s%s", code, out, errOut)
 	}
-	cs, stderr = serveClient(t, "--config", cfg)
+	cs, stderr = stdioClient(t, "--config", cfg)
 	if got := toolNames(t, cs, stderr); got != "x_a,x_b" {
 		t.Fatalf("after --update and trust: tools %s\n%s", got, stderr)
 	}

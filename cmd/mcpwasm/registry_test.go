@@ -86,7 +86,7 @@ name = "web"
 path = "`+srv.URL+`/dl/echo.wasm"
 sha256 = "`+sum+`"
 `), 0o600)
-	cs, stderr := serveClient(t, "--config", cfg,
+	cs, stderr := stdioClient(t, "--config", cfg,
 		"oci://"+reg.Host()+"/plugins/second@"+reg.Repo("plugins/second").MustResolve(t, "latest"),
 		srv.URL+"/other/third.wasm#sha256="+sum)
 	if got := toolNames(t, cs, stderr); got != "echo_echo,second_echo,third_echo,web_echo" {

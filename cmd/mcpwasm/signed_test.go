@@ -53,7 +53,7 @@ path = "`+unsigned+`"
 path = "`+foreign+`"
 `), 0o600)
 
-	cs, stderr := serveClient(t, "--config", cfg)
+	cs, stderr := stdioClient(t, "--config", cfg)
 	if got := toolNames(t, cs, stderr); got != "good_echo" {
 		t.Fatalf("tools = %s\nstderr:\n%s", got, stderr)
 	}

@@ -146,7 +146,7 @@ func normalize(mounts []Mount) ([]Mount, error) {
 			continue
 		}
 		for _, rw := range out {
-			if !rw.ReadOnly && within(ro.HostPath, rw.HostPath) {
+			if !rw.ReadOnly && Within(ro.HostPath, rw.HostPath) {
 				return nil, fmt.Errorf("sandboxfs: read-only mount %q is inside read-write mount %q, which would let the guest write to it", ro.HostPath, rw.HostPath)
 			}
 		}
@@ -155,8 +155,8 @@ func normalize(mounts []Mount) ([]Mount, error) {
 	return out, nil
 }
 
-// within reports whether path is dir or inside it (both canonical).
-func within(path, dir string) bool {
+// Within reports whether path is dir or inside it (both canonical).
+func Within(path, dir string) bool {
 	if path == dir {
 		return true
 	}

@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -19,16 +18,9 @@ import (
 // listHints lists the four lists and returns each result's hints.
 func listHints(t *testing.T, cs *mcp.ClientSession) map[string]mcp.Cacheable {
 	t.Helper()
-	ctx := context.Background()
-	lt, err1 := cs.ListTools(ctx, nil)
-	lp, err2 := cs.ListPrompts(ctx, nil)
-	lr, err3 := cs.ListResources(ctx, nil)
-	lrt, err4 := cs.ListResourceTemplates(ctx, nil)
-	if err := errors.Join(err1, err2, err3, err4); err != nil {
-		t.Fatal(err)
-	}
-	return map[string]mcp.Cacheable{"tools/list": lt.Cacheable, "prompts/list": lp.Cacheable,
-		"resources/list": lr.Cacheable, "resources/templates/list": lrt.Cacheable}
+	l := servertest.ListAll(t, cs)
+	return map[string]mcp.Cacheable{"tools/list": l.Tools.Cacheable, "prompts/list": l.Prompts.Cacheable,
+		"resources/list": l.Resources.Cacheable, "resources/templates/list": l.Templates.Cacheable}
 }
 
 // The host sets the hints of the four lists: ttlMs from ListTTL (0 by

@@ -42,8 +42,7 @@ func (s *Server) codes(next mcp.MethodHandler) mcp.MethodHandler {
 // specification's to allocate. 403 echoes HTTP's Forbidden.
 const CodeForbidden = -31403
 
-// codeOverload is mcpwasm's code for rate limits and overload.
-const codeOverload = -32000
+// The tasks extension's overload code is taskwire.CodeOverload.
 
 // errShuttingDown answers a request that arrives after Drain began.
 var errShuttingDown = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server is shutting down"}

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -19,15 +20,26 @@ import (
 
 const marker = "MARKER-3f9c0a-OUTSIDE-THE-SANDBOX"
 
-// fsTree builds, under a temp dir: grant/ (a.txt, sub/b.txt, a relative
-// and an absolute symlink to outside), outside/secret.txt holding the marker.
+// fsTree builds, in this process's fsBase: grant/ (a.txt, sub/b.txt, a
+// relative and an absolute symlink to outside), outside/secret.txt holding
+// the marker. The folders are made anew for each test but keep their paths:
+// a plugin's declarations are cached by its configuration, grants
+// included, so a test granting the path an earlier one granted loads from
+// the cache instead of instantiating the plugin (3 s of each such test
+// under -race, when every test had a temp dir of its own). Tests using it
+// must not run in parallel with each other.
 func fsTree(t *testing.T) (grant, outside string) {
 	t.Helper()
-	base, err := plugin.Canonical(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	if fsBase == "" {
+		t.Fatal("no fsBase: TestMain did not run")
 	}
-	grant, outside = filepath.Join(base, "grant"), filepath.Join(base, "outside")
+	grant, outside = filepath.Join(fsBase, "grant"), filepath.Join(fsBase, "outside")
+	reset := func() {
+		os.RemoveAll(grant)
+		os.RemoveAll(outside)
+	}
+	reset()
+	t.Cleanup(reset)
 	for _, d := range []string{grant, filepath.Join(grant, "sub"), outside} {
 		os.MkdirAll(d, 0o755)
 	}
@@ -37,6 +49,23 @@ func fsTree(t *testing.T) (grant, outside string) {
 	os.Symlink("../outside", filepath.Join(grant, "outlink"))
 	os.Symlink(filepath.Join(outside, "secret.txt"), filepath.Join(grant, "abslink"))
 	return grant, outside
+}
+
+// fsBase is the canonical folder fsTree builds in, one per test process.
+var fsBase string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpwasm-server-fs-")
+	if err == nil {
+		fsBase, err = plugin.Canonical(dir)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // fsCall runs fsprobe operations and returns its report, failing the test

@@ -12,7 +12,6 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
-	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,24 +30,11 @@ func fsPluginWasm(t *testing.T) []byte {
 // newFsPluginServer serves plugins/fs, unprefixed, with these grants.
 func newFsPluginServer(t *testing.T, grants []plugin.Grant) (*server.Server, *plugin.Plugin) {
 	t.Helper()
-	ctx := context.Background()
-	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := rt.Load(ctx, plugin.Config{Name: "fs", Source: "plugins/fs/fs.wasm", Wasm: fsPluginWasm(t), Grants: grants})
+	p, err := servertest.Runtime(t).Load(context.Background(), plugin.Config{Name: "fs", Source: "plugins/fs/fs.wasm", Wasm: fsPluginWasm(t), Grants: grants})
 	if err != nil {
 		t.Fatalf("load plugins/fs: %v", err)
 	}
-	reg := registry.New()
-	e, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: true})
-	if err != nil {
-		t.Fatalf("add plugins/fs: %v", err)
-	}
-	srv := server.New(reg, server.Options{Name: "test", Features: server.Features{Tools: true, Resources: true}})
-	srv.AddEntry(e)
-	srv.Ready()
-	t.Cleanup(func() { reg.Close(ctx); rt.Close(ctx) })
+	srv, _ := servertest.Serve(t, server.Options{Features: server.Features{Tools: true, Resources: true}}, p)
 	return srv, p
 }
 

@@ -82,7 +82,7 @@ func (s *Server) guestPath(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		st := &guestState{}
 		res, err := next(context.WithValue(ctx, guestKey{}, st), method, req)
-		res, err = s.scrub(ctx, ev.Plugin, ev.Tool, res, err)
+		res, err = s.scrubber.Answer(ctx, ev.Plugin, ev.Tool, res, err)
 		ev.Time = start
 		ev.DurationMs = float64(time.Since(start).Microseconds()) / 1000
 		ev.Outcome = outcome(res, err, &st.record)

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/reach"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -13,35 +15,19 @@ func (s *Server) heldError(method string, req mcp.Request) error {
 	if s.opts.Held == nil {
 		return nil
 	}
-	var kind, name string
-	switch r := req.(type) {
-	case *mcp.CallToolRequest:
-		if r.Params == nil {
-			return nil
-		}
-		if _, ok := s.reg.Lookup(r.Params.Name); ok {
-			return nil
-		}
-		kind, name = "tool", r.Params.Name
-	case *mcp.GetPromptRequest:
-		if r.Params == nil {
-			return nil
-		}
-		if _, ok := s.reg.LookupPrompt(r.Params.Name); ok {
-			return nil
-		}
-		kind, name = "prompt", r.Params.Name
-	case *mcp.ReadResourceRequest:
-		if r.Params == nil {
-			return nil
-		}
-		if _, ok := s.reg.ResourceOwner(r.Params.URI); ok {
-			return nil
-		}
-		kind, name = "resource", r.Params.URI
+	switch req.(type) {
+	case *mcp.CallToolRequest, *mcp.GetPromptRequest, *mcp.ReadResourceRequest:
 	default:
 		return nil
 	}
+	k, name, ok := reach.Named(req)
+	if !ok {
+		return nil
+	}
+	if _, served := reach.Owner(s.reg, k, name); served {
+		return nil
+	}
+	kind := map[registry.Kind]string{registry.KindTool: "tool", registry.KindPrompt: "prompt", registry.KindResource: "resource"}[k]
 	if msg, ok := s.opts.Held(kind, name); ok {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: msg}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/reach"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -80,63 +81,18 @@ func (l *loadState) isLive(p *plugin.Plugin) bool {
 // served by a published plugin that no plugin still loading could displace.
 // Requests that name nothing report true.
 func (s *Server) published(req mcp.Request) bool {
-	var p *plugin.Plugin
-	var ok bool
-	var k listKind
-	var name string
-	switch r := req.(type) {
-	case *mcp.CallToolRequest:
-		if r.Params == nil {
-			return true
-		}
-		k, name = toolList, r.Params.Name
-	case *mcp.ReadResourceRequest:
-		if r.Params == nil {
-			return true
-		}
-		k, name = resourceList, r.Params.URI
-	case *mcp.SubscribeRequest:
-		if r.Params == nil {
-			return true
-		}
-		k, name = resourceList, r.Params.URI
-	case *mcp.GetPromptRequest:
-		if r.Params == nil {
-			return true
-		}
-		k, name = promptList, r.Params.Name
-	case *mcp.CompleteRequest:
-		if r.Params == nil || r.Params.Ref == nil {
-			return true
-		}
-		switch r.Params.Ref.Type {
-		case "ref/prompt":
-			k, name = promptList, r.Params.Ref.Name
-		case "ref/resource":
-			if p, ok = s.reg.TemplateOwner(r.Params.Ref.URI); ok {
-				return s.settled(p, resourceList, r.Params.Ref.URI)
-			}
-			k, name = resourceList, r.Params.Ref.URI
-		default:
-			return true
-		}
-	default:
+	k, name, ok := reach.Named(req)
+	if !ok {
 		return true
 	}
-	switch k {
-	case toolList:
-		var t *registry.Tool
-		if t, ok = s.reg.Lookup(name); ok {
-			p = t.Plugin
+	if _, complete := req.(*mcp.CompleteRequest); complete && k == registry.KindResource {
+		// A completion names a template exactly, else a URI (as
+		// registry.Complete resolves it).
+		if p, ok := s.reg.TemplateOwner(name); ok {
+			return s.settled(p, k, name)
 		}
-	case promptList:
-		var pr *registry.Prompt
-		if pr, ok = s.reg.LookupPrompt(name); ok {
-			p = pr.Plugin
-		}
-	case resourceList:
-		p, ok = s.reg.ResourceOwner(name)
 	}
+	p, ok := reach.Owner(s.reg, k, name)
 	return ok && s.settled(p, k, name)
 }
 

@@ -3,8 +3,6 @@ package server_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,7 +12,6 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
-	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -65,24 +62,13 @@ func TestWrongArgumentTypeMessage(t *testing.T) {
 // the entry stays published.
 func TestAddEntryRecovers(t *testing.T) {
 	ctx := context.Background()
-	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(fixture.Path(t, "echo"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := rt.Load(ctx, plugin.Config{Name: "echo", Source: "echo.wasm", Wasm: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close(ctx); rt.Close(ctx) })
+	p := servertest.Plugin(t, servertest.Runtime(t), "echo", plugin.Config{})
+	t.Cleanup(func() { p.Close(ctx) })
 	good := &registry.Tool{Declared: "good", Plugin: p, Def: &mcp.Tool{Name: "good", InputSchema: json.RawMessage(`{"type":"object"}`)}}
 	bad := &registry.Tool{Declared: "bad", Plugin: p, Def: &mcp.Tool{Name: "bad",
 		InputSchema: json.RawMessage(`{"type":"object","properties":{"o":{"type":"object","x-mcp-header":"X-O"}}}`)}}
 	srv := server.New(registry.New(), server.Options{Features: server.Features{Tools: true}})
-	err = srv.AddEntry(&registry.Entry{Plugin: p, Tools: []*registry.Tool{good, bad}})
+	err := srv.AddEntry(&registry.Entry{Plugin: p, Tools: []*registry.Tool{good, bad}})
 	if err == nil || !strings.Contains(err.Error(), `plugin "echo"`) || !strings.Contains(err.Error(), "x-mcp-header") {
 		t.Fatalf("AddEntry = %v", err)
 	}

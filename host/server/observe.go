@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/audit"
@@ -29,10 +30,6 @@ const (
 	// server refused).
 	OutcomeError = "error"
 )
-
-// maxAuditName bounds the tool name, prompt name or URI an audit event
-// records.
-const maxAuditName = 1024
 
 // describe fills what a request says about itself: its session, principal,
 // target, the plugin serving it, its arguments and traceparent.
@@ -102,10 +99,10 @@ func (s *Server) describe(method string, req mcp.Request) audit.Event {
 	if p != nil {
 		ev.Plugin, ev.SHA256 = p.Name(), p.SHA256()
 	}
-	if len(ev.Tool) > maxAuditName {
+	if len(ev.Tool) > clip.Audit {
 		// The client's words (a tool nobody serves, a URI): a line
 		// per request must not carry megabytes of them.
-		ev.Tool = ev.Tool[:maxAuditName] + "…"
+		ev.Tool = ev.Tool[:clip.Audit] + "…"
 	}
 	if params := req.GetParams(); params != nil {
 		ev.TraceParent = traceparent.FromMeta(params.GetMeta())

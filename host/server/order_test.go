@@ -2,8 +2,6 @@ package server_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +9,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
-	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -117,19 +115,7 @@ func TestListOrderDeterministic(t *testing.T) {
 	// A hot reload replaces the conformance plugin, whose names sort among
 	// the others': they take their places again.
 	ctx := context.Background()
-	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close(ctx) })
-	data, err := os.ReadFile(fixture.Path(t, "conformance"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	next, err := rt.Load(ctx, plugin.Config{Name: "conformance", Source: "conformance.wasm", Wasm: data})
-	if err != nil {
-		t.Fatal(err)
-	}
+	next := servertest.Plugin(t, servertest.Runtime(t), "conformance", plugin.Config{})
 	old, ok := reg0.Lookup("conformance_test_simple_text")
 	if !ok {
 		t.Fatal("conformance_test_simple_text not served")

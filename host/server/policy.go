@@ -12,6 +12,8 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/internal/clip"
 	"github.com/mcpwasm/mcpwasm/host/policy"
 	"github.com/mcpwasm/mcpwasm/host/policy/entity"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/reach"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/taskwire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -77,12 +79,12 @@ func (s *Server) policyDecided(method string, c policyCheck, d policy.Decision) 
 	p := c.req.Principal
 	// A resource's name is the client's URI: clipped as the call events' are.
 	e := audit.Event{Kind: audit.KindPolicy, Session: c.req.Session, Principal: p.Name, Plugin: c.plugin,
-		Tool: clip.String(c.req.Target.Name, maxAuditName), Method: method, Decision: audit.DecisionAllow, Policies: d.Policies}
+		Tool: clip.String(c.req.Target.Name, clip.Audit), Method: method, Decision: audit.DecisionAllow, Policies: d.Policies}
 	if d.Allow {
 		s.opts.Audit.Record(e)
 		return nil
 	}
-	msg := d.Message(clip.String(p.Name, clip.Log), c.req.Action, clip.String(c.what, maxAuditName))
+	msg := d.Message(clip.String(p.Name, clip.Log), c.req.Action, clip.String(c.what, clip.Audit))
 	e.Decision, e.Reason = audit.DecisionDeny, msg
 	s.opts.Audit.Record(e)
 	args := []any{"principal", p.Name, "method", method, "policies", d.Policies, "reason", msg}
@@ -113,106 +115,51 @@ func (s *Server) policyRequest(req mcp.Request) policy.Request {
 	return r
 }
 
-// policyChecks lists the decisions a request needs; none for a request
-// that runs nothing a policy gates, or names nothing served (its handler
-// answers that).
+// policyChecks lists the decisions a request needs: one for each
+// declaration it reaches (package reach), or for a tasks/* request the
+// tool its task calls.
 func (s *Server) policyChecks(ctx context.Context, method string, req mcp.Request) []policyCheck {
 	base := s.policyRequest(req)
-	facts := s.opts.PolicyFacts
-	one := func(what string, a policy.Action, t policy.Target, args json.RawMessage, given map[string]string) []policyCheck {
-		q := base
-		q.Action, q.Target, q.Arguments, q.StringArgs = a, t, args, given
-		return []policyCheck{{what: what, plugin: t.Plugin.Name, req: q}}
-	}
-	switch r := req.(type) {
-	case *mcp.CallToolRequest:
-		if r.Params != nil {
-			if t, ok := s.reg.Lookup(r.Params.Name); ok {
-				return one(fmt.Sprintf("tool %q", t.Def.Name), policy.CallTool, facts.Tool(t), r.Params.Arguments, nil)
-			}
-		}
-	case *mcp.GetPromptRequest:
-		if r.Params != nil {
-			if p, ok := s.reg.LookupPrompt(r.Params.Name); ok {
-				return one(fmt.Sprintf("prompt %q", p.Def.Name), policy.GetPrompt, facts.Prompt(p), nil, nonNil(r.Params.Arguments))
-			}
-		}
-	case *mcp.ReadResourceRequest:
-		if r.Params != nil {
-			return s.resourceCheck(base, r.Params.URI)
-		}
-	case *mcp.SubscribeRequest:
-		if r.Params != nil {
-			return s.resourceCheck(base, r.Params.URI)
-		}
-	case *mcp.SubscriptionsListenRequest:
-		var out []policyCheck
-		if r.Params != nil && r.Params.Notifications != nil {
-			for _, uri := range r.Params.Notifications.ResourceSubscriptions {
-				out = append(out, s.resourceCheck(base, uri)...)
-			}
-		}
-		return out
-	case *mcp.CompleteRequest:
-		if r.Params == nil || r.Params.Ref == nil {
-			return nil
-		}
-		var given map[string]string
-		if r.Params.Context != nil {
-			given = r.Params.Context.Arguments
-		}
-		given = nonNil(given)
-		switch r.Params.Ref.Type {
-		case "ref/prompt":
-			if p, ok := s.reg.LookupPrompt(r.Params.Ref.Name); ok {
-				return one(fmt.Sprintf("prompt %q", p.Def.Name), policy.Complete, facts.Prompt(p), nil, given)
-			}
-		case "ref/resource":
-			// As registry.Complete resolves it: a template named exactly,
-			// else the owner of a URI.
-			uri := r.Params.Ref.URI
-			if pl, ok := s.reg.TemplateOwner(uri); ok {
-				return one(fmt.Sprintf("resource template %q", uri), policy.Complete, facts.Resource(uri, uri, pl), nil, given)
-			}
-			if pl, ok := s.reg.ResourceOwner(uri); ok {
-				return one(fmt.Sprintf("resource %q", uri), policy.Complete, facts.Resource(uri, s.reg.MatchedTemplate(uri), pl), nil, given)
-			}
-		}
-	}
 	switch method {
 	case "tasks/get", "tasks/update", "tasks/cancel":
 		return s.taskCheck(ctx, base, req)
 	}
-	return nil
+	var out []policyCheck
+	for _, t := range reach.Of(s.reg, req) {
+		q := base
+		q.Action, q.Target = s.policyTarget(t)
+		q.Arguments, q.StringArgs = t.Args, t.StringArgs
+		out = append(out, policyCheck{what: t.What, plugin: t.Plugin.Name(), req: q})
+	}
+	return out
 }
 
-func nonNil(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
+// policyTarget is the policies' action and target for what a request
+// reaches.
+func (s *Server) policyTarget(t reach.Target) (policy.Action, policy.Target) {
+	facts := s.opts.PolicyFacts
+	switch {
+	case t.Tool != nil:
+		return policy.CallTool, facts.Tool(t.Tool)
+	case t.Prompt != nil && t.Complete:
+		return policy.Complete, facts.Prompt(t.Prompt)
+	case t.Prompt != nil:
+		return policy.GetPrompt, facts.Prompt(t.Prompt)
+	case t.Complete:
+		return policy.Complete, facts.Resource(t.URI, t.Template, t.Plugin)
 	}
-	return m
-}
-
-// resourceCheck is the decision a read of (or subscription to) uri needs.
-func (s *Server) resourceCheck(base policy.Request, uri string) []policyCheck {
-	pl, ok := s.reg.ResourceOwner(uri)
-	if !ok {
-		return nil
-	}
-	q := base
-	q.Action, q.Target = policy.ReadResource, s.opts.PolicyFacts.Resource(uri, s.reg.MatchedTemplate(uri), pl)
-	return []policyCheck{{what: fmt.Sprintf("resource %q", uri), plugin: pl.Name(), req: q}}
+	return policy.ReadResource, facts.Resource(t.URI, t.Template, t.Plugin)
 }
 
 // taskCheck decides a tasks/* request as the tools/call it continues, on
 // the policies in force now: the task's tool and arguments, from its
 // record. A task that is not found is left to the handler.
 func (s *Server) taskCheck(ctx context.Context, base policy.Request, req mcp.Request) []policyCheck {
-	p, ok := req.GetParams().(*taskParams)
+	p, ok := req.GetParams().(*taskwire.Params)
 	if !ok || s.tasks == nil {
 		return nil
 	}
-	r, err := s.tasks.Get(ctx, principalOf(req), p.TaskID)
+	r, err := s.tasks.Tasks.Get(ctx, principalOf(req), p.TaskID)
 	if err != nil {
 		return nil
 	}
@@ -233,43 +180,11 @@ func (s *Server) taskCheck(ctx context.Context, base policy.Request, req mcp.Req
 // (policy.Set.Listable: decided without arguments).
 func (s *Server) policyList(set *policy.Set, req mcp.Request, res mcp.Result) mcp.Result {
 	base := s.policyRequest(req)
-	facts := s.opts.PolicyFacts
-	ok := func(a policy.Action, t policy.Target) bool {
+	return s.filterList(res, func(t reach.Target) bool {
 		q := base
-		q.Action, q.Target = a, t
+		q.Action, q.Target = s.policyTarget(t)
 		return set.Listable(q)
-	}
-	switch lr := res.(type) {
-	case *mcp.ListToolsResult:
-		cp := *lr
-		cp.Tools = keep(lr.Tools, func(d *mcp.Tool) bool {
-			t, found := s.reg.Lookup(d.Name)
-			return !found || ok(policy.CallTool, facts.Tool(t))
-		})
-		return &cp
-	case *mcp.ListPromptsResult:
-		cp := *lr
-		cp.Prompts = keep(lr.Prompts, func(d *mcp.Prompt) bool {
-			p, found := s.reg.LookupPrompt(d.Name)
-			return !found || ok(policy.GetPrompt, facts.Prompt(p))
-		})
-		return &cp
-	case *mcp.ListResourcesResult:
-		cp := *lr
-		cp.Resources = keep(lr.Resources, func(d *mcp.Resource) bool {
-			pl, found := s.reg.ResourceOwner(d.URI)
-			return !found || ok(policy.ReadResource, facts.Resource(d.URI, "", pl))
-		})
-		return &cp
-	case *mcp.ListResourceTemplatesResult:
-		cp := *lr
-		cp.ResourceTemplates = keep(lr.ResourceTemplates, func(d *mcp.ResourceTemplate) bool {
-			pl, found := s.reg.TemplateOwner(d.URITemplate)
-			return !found || ok(policy.ReadResource, facts.Resource(d.URITemplate, d.URITemplate, pl))
-		})
-		return &cp
-	}
-	return res
+	})
 }
 
 // overHTTP reports whether a request came over HTTP: it carries the HTTP

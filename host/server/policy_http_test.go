@@ -1,23 +1,15 @@
 package server_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
-	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
-	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -56,30 +48,8 @@ func TestPolicyAndScopesCompose(t *testing.T) {
 // it continues, on the policies in force then: a task started while
 // allowed cannot be read once a policy forbids its tool.
 func TestPolicyChecksTasks(t *testing.T) {
-	ctx := context.Background()
-	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(fixture.Path(t, "conformance"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := rt.Load(ctx, plugin.Config{Name: "conformance", Source: "conformance.wasm", Wasm: data})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := registry.New()
-	e, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(reg, server.Options{Name: "test", Features: server.Features{Tools: true}})
-	srv.AddEntry(e)
-	srv.Ready()
-	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{Stateless: true}))
-	t.Cleanup(func() { hs.Close(); srv.CloseTasks(); reg.Close(ctx); rt.Close(ctx) })
-	c := rpc{t: t, url: hs.URL + "/mcp", caps: tasksExt}
+	url, srv, _ := taskHarness(t, server.Options{}, httpserve.Options{}, plugin.Config{})
+	c := rpc{t: t, url: url, caps: tasksExt}
 
 	srv.SetPolicy(mustPolicy(t, `@id("base") permit(principal, action, resource);`))
 	id := taskID(t, c.tool("slow_compute", map[string]any{"seconds": 0.1, "label": "a"}))
@@ -108,34 +78,7 @@ func TestPolicyGatesSubscriptionsListen(t *testing.T) {
 	srv.SetPolicy(mustPolicy(t, `@id("base") permit(principal, action, resource);
 @id("no-text") forbid(principal, action == Action::"read_resource", resource == Resource::"test://static-text");`))
 	url := servertest.ServeHTTP(t, srv, httpserve.Options{Stateless: true}) + "/mcp"
-	first := func(uri string) string {
-		params := map[string]any{
-			"notifications": map[string]any{"resourceSubscriptions": []string{uri}},
-			"_meta": map[string]any{
-				mcp.MetaKeyProtocolVersion:    "2026-07-28",
-				mcp.MetaKeyClientInfo:         map[string]any{"name": "raw", "version": "1"},
-				mcp.MetaKeyClientCapabilities: map[string]any{},
-			},
-		}
-		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": "subscriptions/listen", "params": params})
-		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(string(body)))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "subscriptions/listen")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		sc := bufio.NewScanner(resp.Body)
-		for sc.Scan() {
-			if line := strings.TrimPrefix(sc.Text(), "data:"); strings.Contains(line, `"jsonrpc"`) {
-				return line
-			}
-		}
-		return ""
-	}
+	first := func(uri string) string { return listenFirst(t, url, "", uri) }
 	if got := first("test://static-binary"); !strings.Contains(got, "subscriptions/acknowledged") {
 		t.Fatalf("allowed resource: %s", got)
 	}

@@ -74,7 +74,7 @@ func keys[T any](in []T, key func(T) string) []string {
 // declaration by go-sdk's rules; should go-sdk still refuse one (it panics),
 // nothing of the entry stays published and the refusal is returned.
 func (s *Server) AddEntry(e *registry.Entry) error {
-	s.noteChanges(e) // before go-sdk schedules its notice (filterListChanged reads the count)
+	s.noteChanges(e) // before go-sdk schedules its notice (listnotice.State.Filter reads the count)
 	err := registry.Guard(func() {
 		for _, k := range declKinds {
 			k.add(s, e)
@@ -109,7 +109,7 @@ func (s *Server) noteChanges(e *registry.Entry) {
 	}
 	for l, t := range touched {
 		if t {
-			s.lists.changed(listKind(l))
+			s.lists.Changed(listKind(l))
 		}
 	}
 }

@@ -25,8 +25,8 @@ func TestNoteChangesOncePerList(t *testing.T) {
 	} {
 		s := New(registry.New(), Options{})
 		s.noteChanges(c.e)
-		if s.lists.gen != c.want {
-			t.Errorf("%s: changes %v, want %v", c.name, s.lists.gen, c.want)
+		if got := s.lists.Changes(); got != c.want {
+			t.Errorf("%s: changes %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -2,8 +2,6 @@ package server_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,28 +11,14 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
-	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
 // echoVersions returns a runtime and a function loading a new version of
 // the echo fixture, named svc, each time it is called, as a hot reload does.
 func echoVersions(t *testing.T) (*plugin.Runtime, func() *plugin.Plugin) {
 	t.Helper()
-	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(fixture.Path(t, "echo"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return rt, func() *plugin.Plugin {
-		p, err := rt.Load(context.Background(), plugin.Config{Name: "svc", Source: "svc.wasm", Wasm: data})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	rt := servertest.Runtime(t)
+	return rt, func() *plugin.Plugin { return servertest.Plugin(t, rt, "echo", plugin.Config{Name: "svc"}) }
 }
 
 // TestRetireClosesReplaced: replacing a plugin again and again (Replace,
@@ -45,16 +29,8 @@ func echoVersions(t *testing.T) (*plugin.Runtime, func() *plugin.Plugin) {
 func TestRetireClosesReplaced(t *testing.T) {
 	ctx := context.Background()
 	rt, load := echoVersions(t)
-	reg := registry.New()
 	cur := load()
-	e, err := reg.Add(ctx, cur, registry.AddOptions{Unprefixed: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(reg, server.Options{Name: "test", Features: server.Features{Tools: true}})
-	srv.AddEntry(e)
-	srv.Ready()
-	t.Cleanup(func() { reg.Close(ctx); rt.Close(ctx) })
+	srv, reg := servertest.Serve(t, server.Options{Features: server.Features{Tools: true}}, cur)
 	cs := connect(t, srv, nil)
 	servertest.Call(t, cs, "echo", map[string]any{"text": "hi"})
 	base := rt.MemoryStats()

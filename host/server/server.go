@@ -24,8 +24,12 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/policy/entity"
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/capscache"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/listnotice"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/mounts"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/scrub"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/sessiontrim"
-	"github.com/mcpwasm/mcpwasm/host/tasks"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/skills"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/taskwire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -71,7 +75,7 @@ type Options struct {
 	// the plugin open meanwhile. Package lifecycle's catalog sets it.
 	ListsChanged func(p *plugin.Plugin)
 	// Results, if set, is the policy for the answers of the plugin named
-	// (scrub.go): known secrets, credentials, hidden characters.
+	// (package scrub): known secrets, credentials, hidden characters.
 	Results func(plugin string) ResultPolicy
 	// Held, if set, says why a declaration clients cannot see is held
 	// (host/trust): kind is "tool", "prompt", "resource" or "template".
@@ -97,20 +101,25 @@ type Server struct {
 	ready     chan struct{}
 	drain     drainState
 	load      loadState
-	lists     listState
+	lists     listnotice.State // which list_changed each session gets
 	refresh   refresher
-	roots     sessionRoots
+	mounts    mounts.Maker // the client's roots, and the mounts they narrow (roots.go)
 	subs      subscriptions
 	epochs    epochs // requests that may use a plugin a reload retires (reload.go)
 	caps      capscache.Cache
 	failed    failures
 	reloads   atomic.Int32 // hot reloads under way (Reloading)
 	stateKey  []byte
-	tasks     *tasks.Manager // nil when tasks are off (tasks.go)
+	tasks     *taskwire.Methods // nil when tasks are off (tasks.go)
 
 	policies policies     // the Cedar policy set in force (policy.go)
-	scopes   atomic.Value // the bearer.Policy RequireScopes applies (skills.go reads it)
+	scopes   atomic.Value // the bearer.Policy RequireScopes applies (skillsView reads it)
+	scrubber scrub.Scrubber
 }
+
+// ResultPolicy is what is done to one plugin's answers (package scrub):
+// known secrets, credentials, hidden characters.
+type ResultPolicy = scrub.Policy
 
 // New creates a server. Until Ready is called, tool requests wait, so a
 // client that lists tools while plugins are still compiling gets the full
@@ -127,6 +136,8 @@ func New(reg *registry.Registry, opts Options) *Server {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{reg: reg, opts: opts, logger: logger, ready: make(chan struct{}), stateKey: opts.StateKey}
+	s.mounts.Logger = logger
+	s.scrubber = scrub.Scrubber{Policy: opts.Results, Audit: opts.Audit, Logger: logger}
 	if len(s.stateKey) == 0 {
 		s.stateKey = make([]byte, 32)
 		rand.Read(s.stateKey)
@@ -152,11 +163,15 @@ func New(reg *registry.Registry, opts Options) *Server {
 		so.SubscribeHandler, so.UnsubscribeHandler = s.subscribe, s.unsubscribe
 	}
 	s.setupTasks(caps)
-	s.setupSkills(caps) // skills.go
+	if opts.Features.Skills {
+		skills.Advertise(caps) // skills.go
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Version: opts.Version}, so)
-	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.toolExecution, s.trimInitialize, s.noteSessions, s.waitReady, s.enforcePolicy, s.guestPath, s.taskGate)
-	s.mcp.AddSendingMiddleware(s.filterListChanged)
-	s.serveTasks()
+	s.mcp.AddReceivingMiddleware(s.traceRequests, s.codes, s.toolExecution, s.trimInitialize, s.lists.Note, s.waitReady, s.enforcePolicy, s.guestPath, s.taskGate)
+	s.mcp.AddSendingMiddleware(s.lists.Filter)
+	if s.tasks != nil {
+		s.tasks.Add(s.mcp)
+	}
 	s.serveSkills()
 	return s
 }
@@ -184,7 +199,7 @@ func (s *Server) trimInitialize(next mcp.MethodHandler) mcp.MethodHandler {
 // for something no plugin published, stop waiting.
 func (s *Server) Ready() {
 	s.readyOnce.Do(func() {
-		s.lists.baseline()
+		s.lists.Baseline()
 		close(s.ready)
 	})
 }

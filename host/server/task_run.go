@@ -13,6 +13,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/guestmeta"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/reqstate"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/taskwire"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,10 +48,10 @@ func (s *Server) callAsTask(ctx context.Context, req mcp.Request) (res mcp.Resul
 	if mode == registry.ModeForbidden || mode == "" {
 		return nil, nil, false
 	}
-	declared := declaresTasks(req) && protocolOf(req) >= modernProtocol
+	declared := taskwire.Declares(req) && protocolOf(req) >= modernProtocol
 	if !declared {
 		if mode == registry.ModeRequired {
-			return nil, missingTasksExtension(fmt.Sprintf("tool %q", ctr.Params.Name)), true
+			return nil, taskwire.Missing(fmt.Sprintf("tool %q", ctr.Params.Name)), true
 		}
 		return nil, nil, false
 	}
@@ -76,12 +77,12 @@ func (s *Server) callAsTask(ctx context.Context, req mcp.Request) (res mcp.Resul
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}, true
 	}
-	r, err := s.tasks.Create(ctx, who, raw, answers)
+	r, err := s.tasks.Tasks.Create(ctx, who, raw, answers)
 	if err != nil {
-		return nil, taskError("", err), true
+		return nil, taskwire.Error("", err), true
 	}
 	s.logger.InfoContext(ctx, "task created", "task", r.ID, "tool", t.Def.Name)
-	return &createTaskResult{ResultType: "task", taskFields: s.fields(r)}, nil, true
+	return s.tasks.Created(r), nil, true
 }
 
 // taskFactory makes the Runner of a stored task.
@@ -160,8 +161,8 @@ func (s *Server) runTask(ctx context.Context, spec *taskSpec, answers map[string
 		errors.As(err, &je)
 		return tasks.Outcome{Err: &tasks.Error{Code: je.Code, Message: je.Message, Data: je.Data}}
 	}
-	if r, _ := s.scrub(ctx, t.Plugin.Name(), spec.Tool, res, nil); r != nil {
-		res = r.(*mcp.CallToolResult) // a tool result stays one (scrub.go)
+	if r, _ := s.scrubber.Answer(ctx, t.Plugin.Name(), spec.Tool, res, nil); r != nil {
+		res = r.(*mcp.CallToolResult) // a tool result stays one (scrub.Scrubber.Answer)
 	}
 	if e := crashed(res); e != nil {
 		return tasks.Outcome{Err: e}

@@ -2,13 +2,10 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,11 +16,9 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
-	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
-	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
 // go-sdk's client has no tasks: these tests speak 2026-07-28 over HTTP
@@ -131,39 +126,33 @@ func (c rpc) await(id string, want ...string) map[string]any {
 // taskServer serves the conformance fixture (which has the task tools)
 // over stateless HTTP. stats reports its sandbox's load.
 func taskServer(t testing.TB, opts server.Options, ho httpserve.Options) (url string, stats func() plugin.Stats) {
-	return taskServerModes(t, opts, ho, nil)
+	return taskServerWith(t, opts, ho, plugin.Config{})
 }
 
 // taskServerModes is taskServer with the operator's task modes by tool.
 func taskServerModes(t testing.TB, opts server.Options, ho httpserve.Options, modes map[string]string) (url string, stats func() plugin.Stats) {
+	return taskServerWith(t, opts, ho, plugin.Config{TaskModes: modes})
+}
+
+// taskServerWith is taskServer with the plugin's configuration (its name,
+// source and code are the conformance fixture's).
+func taskServerWith(t testing.TB, opts server.Options, ho httpserve.Options, cfg plugin.Config) (url string, stats func() plugin.Stats) {
 	t.Helper()
-	ctx := context.Background()
-	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(fixture.Path(t, "conformance"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := rt.Load(ctx, plugin.Config{Name: "conformance", Source: "conformance.wasm", Wasm: data, TaskModes: modes})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := registry.New()
-	e, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Name = "test"
+	url, _, stats = taskHarness(t, opts, ho, cfg)
+	return url, stats
+}
+
+// taskHarness is taskServerWith that also returns the server.
+func taskHarness(t testing.TB, opts server.Options, ho httpserve.Options, cfg plugin.Config) (url string, srv *server.Server, stats func() plugin.Stats) {
+	t.Helper()
+	rt := servertest.Runtime(t)
+	cfg.Name = "conformance"
 	opts.Features = server.Features{Tools: true}
-	srv := server.New(reg, opts)
-	srv.AddEntry(e)
-	srv.Ready()
+	srv, _ = servertest.Serve(t, opts, servertest.Plugin(t, rt, "conformance", cfg))
 	ho.Stateless = true
 	hs := httptest.NewServer(httpserve.Handler(srv, ho))
-	t.Cleanup(func() { hs.Close(); srv.CloseTasks(); reg.Close(ctx); rt.Close(ctx) })
-	return hs.URL + "/mcp", rt.Stats
+	t.Cleanup(func() { hs.Close(); srv.CloseTasks() })
+	return hs.URL + "/mcp", srv, rt.Stats
 }
 
 func taskID(t *testing.T, r taskReply) string {
@@ -330,20 +319,21 @@ func TestTaskBoundToPrincipal(t *testing.T) {
 }
 
 func TestTaskRunsUnderItsOwnTimeLimit(t *testing.T) {
-	// The plugin's call limit is 5s (the default); the task's, 300ms.
+	// The plugin's call limit is 1s; the task's, 300ms.
 	opts := server.Options{Tasks: server.TaskOptions{Options: tasks.Options{Timeout: 300 * time.Millisecond}}}
-	c := rpc{t: t, url: first(taskServer(t, opts, httpserve.Options{})), caps: tasksExt}
-	id := taskID(t, c.tool("slow_compute", map[string]any{"seconds": 2}))
+	cfg := plugin.Config{Timeout: time.Second}
+	c := rpc{t: t, url: first(taskServerWith(t, opts, httpserve.Options{}, cfg)), caps: tasksExt}
+	id := taskID(t, c.tool("slow_compute", map[string]any{"seconds": 0.9}))
 	got := c.await(id, "completed", "failed")
 	if got["status"] != "failed" || !strings.Contains(servertest.MustJSON(got["error"]), "time limit") {
 		t.Fatalf("a task past its limit: %v", got)
 	}
 	// And a task may run longer than the plugin's per-call limit.
 	opts.Tasks.Timeout = time.Minute
-	c = rpc{t: t, url: first(taskServer(t, opts, httpserve.Options{})), caps: tasksExt}
-	id = taskID(t, c.tool("slow_compute", map[string]any{"seconds": 6}))
+	c = rpc{t: t, url: first(taskServerWith(t, opts, httpserve.Options{}, cfg)), caps: tasksExt}
+	id = taskID(t, c.tool("slow_compute", map[string]any{"seconds": 1.5}))
 	if got := c.await(id, "completed", "failed"); got["status"] != "completed" {
-		t.Fatalf("a 6s task with the plugin's 5s call limit: %v", got)
+		t.Fatalf("a 1.5s task with the plugin's 1s call limit: %v", got)
 	}
 }
 

@@ -1,30 +1,16 @@
 package server
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"time"
 )
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// lockedBuffer is a bytes.Buffer safe for a logger and a test to share.
+type lockedBuffer = fixture.Buffer
 
 // TestUndeliveredFolded: go-sdk's WARN per session a list_changed could not
 // reach (its exact text) becomes one WARN per burst with the count of

@@ -12,6 +12,10 @@ import "unicode/utf8"
 // Log is the length most log attributes are clipped to.
 const Log = 200
 
+// Audit is the length of the tool name, prompt name or URI an audit event
+// records.
+const Audit = 1024
+
 // Mark ends a string String cut.
 const Mark = "…"
 

@@ -1,7 +1,6 @@
 package httpserve_test
 
 import (
-	"context"
 	"encoding/base64"
 	"net/http"
 	"strings"
@@ -10,9 +9,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
-	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
-	"github.com/mcpwasm/mcpwasm/internal/testissuer"
 )
 
 // A refused token's reason can carry what the client wrote (a JWT's kid,
@@ -20,13 +17,7 @@ import (
 // audit log clipped, so a 40 KB kid does not make a 40 KB header and audit
 // line on every guess.
 func TestAuthRefusalReasonClipped(t *testing.T) {
-	iss := testissuer.New(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	v, err := bearer.NewJWT(ctx, bearer.OAuth{Issuer: iss.URL, JWKSURL: iss.JWKSURL, Resource: mcpResource})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, v := jwtIssuer(t)
 	rec := &servertest.Events{}
 	srv := servertest.Audited(t, rec)
 	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: v.Verify}}) + "/mcp"

@@ -39,11 +39,10 @@ func postInit(t *testing.T, url, token string) (int, string, string) {
 
 const mcpResource = "https://mcp.example.com/mcp"
 
-// OAuth end to end: go-sdk's client with a valid JWT lists and calls
-// tools; each bad token is refused 401 with a Bearer challenge naming the
-// metadata, and audited; a token without a required scope gets 403; the
-// RFC 9728 metadata is served unauthenticated at both well-known paths.
-func TestHTTPOAuth(t *testing.T) {
+// jwtIssuer starts a test issuer and a verifier of its tokens for
+// mcpResource.
+func jwtIssuer(t *testing.T) (*testissuer.Issuer, *bearer.JWT) {
+	t.Helper()
 	iss := testissuer.New(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -51,6 +50,15 @@ func TestHTTPOAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return iss, v
+}
+
+// OAuth end to end: go-sdk's client with a valid JWT lists and calls
+// tools; each bad token is refused 401 with a Bearer challenge naming the
+// metadata, and audited; a token without a required scope gets 403; the
+// RFC 9728 metadata is served unauthenticated at both well-known paths.
+func TestHTTPOAuth(t *testing.T) {
+	iss, v := jwtIssuer(t)
 	rec := &servertest.Events{}
 	srv := servertest.Audited(t, rec)
 	base := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: v.Verify,
@@ -296,14 +304,8 @@ func TestHTTPScopesGatePromptsAndResources(t *testing.T) {
 	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
 	ctx := context.Background()
 	counts := func(cs *mcp.ClientSession) [4]int {
-		lt, err1 := cs.ListTools(ctx, nil)
-		lp, err2 := cs.ListPrompts(ctx, nil)
-		lr, err3 := cs.ListResources(ctx, nil)
-		lrt, err4 := cs.ListResourceTemplates(ctx, nil)
-		if err := errors.Join(err1, err2, err3, err4); err != nil {
-			t.Fatal(err)
-		}
-		return [4]int{len(lt.Tools), len(lp.Prompts), len(lr.Resources), len(lrt.ResourceTemplates)}
+		l := servertest.ListAll(t, cs)
+		return [4]int{len(l.Tools.Tools), len(l.Prompts.Prompts), len(l.Resources.Resources), len(l.Templates.ResourceTemplates)}
 	}
 	full, err := servertest.ClientWith(url, "0123456789abcdef0123")
 	if err != nil {

@@ -1,15 +1,15 @@
-// Package mounts narrows a plugin's folders to a client's roots: the
-// folders a call may use are the intersection of what the operator granted
-// and what the client listed (the plugin opens each inside its grant again,
-// through os.Root: host/plugin's mountFS).
+// Package mounts makes the mounts of a call: the folders a call may use are
+// the intersection of what the operator granted and what the client listed
+// as its roots. It is the one place roots narrow the grants; host/plugin's
+// mountFS then opens each mount inside its grant through os.Root and
+// refuses (and audits) one outside every grant: the enforcement, not a
+// second narrowing.
 package mounts
 
 import (
-	"path/filepath"
-	"strings"
-
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/sandboxfs"
 )
 
 // Narrow intersects a plugin's grants with the client's roots (canonical
@@ -21,7 +21,7 @@ func Narrow(grants []plugin.Grant, roots []string) (_ []abi.Mount, outside []str
 		for _, g := range grants {
 			out = append(out, abi.Mount{Path: g.Path, ReadOnly: g.ReadOnly})
 		}
-		return normalize(out), nil
+		return uncovered(out), nil
 	}
 	seen := map[string]bool{}
 	out := []abi.Mount{}
@@ -30,9 +30,9 @@ func Narrow(grants []plugin.Grant, roots []string) (_ []abi.Mount, outside []str
 		for _, g := range grants {
 			var m abi.Mount
 			switch {
-			case within(r, g.Path):
+			case sandboxfs.Within(r, g.Path):
 				m = abi.Mount{Path: r, ReadOnly: g.ReadOnly}
-			case within(g.Path, r):
+			case sandboxfs.Within(g.Path, r):
 				m = abi.Mount{Path: g.Path, ReadOnly: g.ReadOnly}
 			default:
 				continue
@@ -47,18 +47,18 @@ func Narrow(grants []plugin.Grant, roots []string) (_ []abi.Mount, outside []str
 			outside = append(outside, r)
 		}
 	}
-	return normalize(out), outside
+	return uncovered(out), outside
 }
 
 // normalize drops mounts that lie inside a read-write mount: the outer mount
 // already gives the guest everything they would, and the sandbox refuses a
 // read-only mount nested in a read-write one.
-func normalize(ms []abi.Mount) []abi.Mount {
+func uncovered(ms []abi.Mount) []abi.Mount {
 	out := ms[:0:0]
 	for i, m := range ms {
 		covered := false
 		for j, o := range ms {
-			if i != j && !o.ReadOnly && o.Path != m.Path && within(m.Path, o.Path) {
+			if i != j && !o.ReadOnly && o.Path != m.Path && sandboxfs.Within(m.Path, o.Path) {
 				covered = true
 			}
 		}
@@ -67,12 +67,4 @@ func normalize(ms []abi.Mount) []abi.Mount {
 		}
 	}
 	return out
-}
-
-// within reports whether path is dir or inside it (both canonical).
-func within(path, dir string) bool {
-	if path == dir || dir == string(filepath.Separator) {
-		return true
-	}
-	return strings.HasPrefix(path, dir+string(filepath.Separator))
 }

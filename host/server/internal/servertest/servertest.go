@@ -7,7 +7,7 @@ package servertest
 import (
 	"context"
 	"encoding/json"
-	"io"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -62,15 +62,13 @@ func Load(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOpt
 	// publishes, and re-reads a plugin's lists when the plugin says they
 	// changed.
 	opts.Features = lifecycle.Features(specs)
-	logs := &strings.Builder{}
-	var mu sync.Mutex
+	logs := &fixture.Buffer{}
 	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, logs}, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	cat := lifecycle.NewCatalog(rt, lifecycle.CatalogOptions{Server: opts})
 	cat.Load(ctx, specs)
 	if got := len(cat.Registry().Plugins()); got != len(specs) {
-		mu.Lock()
 		t.Fatalf("%d of %d plugins loaded:\n%s", got, len(specs), logs)
 	}
 	srv := cat.Server()
@@ -78,18 +76,6 @@ func Load(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOpt
 	runtimes.Store(srv, rt)
 	t.Cleanup(func() { runtimes.Delete(srv); cat.Close(time.Minute) })
 	return srv, cat.Registry()
-}
-
-// lockedWriter serializes writes to w.
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // runtimes maps each server Load made to its plugin runtime, for
@@ -218,33 +204,97 @@ func ClientWith(url, token string) (*mcp.ClientSession, error) {
 		Endpoint: url, HTTPClient: &http.Client{Transport: WithToken{token}}}, nil)
 }
 
-// Audited loads the echo and nap fixtures (unprefixed) into a server
-// recording to rec.
-func Audited(t *testing.T, rec *Events) *server.Server {
+// Runtime is a plugin runtime on the tests' compilation cache, closed
+// when the test ends.
+func Runtime(t testing.TB) *plugin.Runtime {
 	t.Helper()
-	ctx := context.Background()
 	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: filepath.Join(os.TempDir(), "mcpwasm-test-cache")})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { rt.Close(context.Background()) })
+	return rt
+}
+
+// Plugin loads the fixture name into rt with cfg, whose Name and Source are
+// the fixture's unless set. The caller closes it (or the registry holding
+// it does).
+func Plugin(t testing.TB, rt *plugin.Runtime, name string, cfg plugin.Config) *plugin.Plugin {
+	t.Helper()
+	data, err := os.ReadFile(fixture.Path(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Name == "" {
+		cfg.Name = name
+	}
+	if cfg.Source == "" {
+		cfg.Source = cfg.Name + ".wasm"
+	}
+	cfg.Wasm = data
+	p, err := rt.Load(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Serve publishes plugins, unprefixed, on a new server with opts (named
+// "test" unless opts names it) and marks it ready; the registry closes
+// them when the test ends.
+func Serve(t testing.TB, opts server.Options, ps ...*plugin.Plugin) (*server.Server, *registry.Registry) {
+	t.Helper()
+	ctx := context.Background()
+	if opts.Name == "" {
+		opts.Name = "test"
+	}
 	reg := registry.New()
-	srv := server.New(reg, server.Options{Name: "test", Audit: rec.Log(), Features: server.Features{Tools: true}})
-	for _, name := range []string{"echo", "nap"} {
-		data, err := os.ReadFile(fixture.Path(t, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		p, err := rt.Load(ctx, plugin.Config{Name: name, Source: name + ".wasm", Wasm: data})
-		if err != nil {
-			t.Fatal(err)
-		}
+	t.Cleanup(func() { reg.Close(ctx) })
+	srv := server.New(reg, opts)
+	for _, p := range ps {
 		e, err := reg.Add(ctx, p, registry.AddOptions{Unprefixed: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv.AddEntry(e)
+		if err := srv.AddEntry(e); err != nil {
+			t.Fatal(err)
+		}
 	}
 	srv.Ready()
-	t.Cleanup(func() { reg.Close(ctx); rt.Close(ctx) })
+	return srv, reg
+}
+
+// Audited loads the echo and nap fixtures (unprefixed) into a server
+// recording to rec.
+func Audited(t *testing.T, rec *Events) *server.Server {
+	t.Helper()
+	rt := Runtime(t)
+	srv, _ := Serve(t, server.Options{Audit: rec.Log(), Features: server.Features{Tools: true}},
+		Plugin(t, rt, "echo", plugin.Config{}), Plugin(t, rt, "nap", plugin.Config{}))
 	return srv
+}
+
+// Lists are a session's answers to the four list requests.
+type Lists struct {
+	Tools     *mcp.ListToolsResult
+	Prompts   *mcp.ListPromptsResult
+	Resources *mcp.ListResourcesResult
+	Templates *mcp.ListResourceTemplatesResult
+}
+
+// ListAll sends the four list requests (one page each), failing the test
+// if one fails.
+func ListAll(t testing.TB, cs *mcp.ClientSession) Lists {
+	t.Helper()
+	ctx := context.Background()
+	var l Lists
+	var err [4]error
+	l.Tools, err[0] = cs.ListTools(ctx, nil)
+	l.Prompts, err[1] = cs.ListPrompts(ctx, nil)
+	l.Resources, err[2] = cs.ListResources(ctx, nil)
+	l.Templates, err[3] = cs.ListResourceTemplates(ctx, nil)
+	if e := errors.Join(err[:]...); e != nil {
+		t.Fatal(e)
+	}
+	return l
 }

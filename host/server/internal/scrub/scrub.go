@@ -1,10 +1,19 @@
-package server
+// Package scrub cleans what a plugin's answers carry to the client, for
+// every guest request and every task run: known secrets replaced,
+// credentials found by format redacted, blocked or logged (the plugin's
+// `secrets`), and with results_hidden_text = "strip" hidden characters
+// removed from text. Text, structuredContent, _meta, embedded resources,
+// resource reads, prompt messages, completions and error messages are all
+// covered. What it does is logged and audited: kinds and counts, never
+// values. Only package server uses it.
+package scrub
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 
@@ -16,16 +25,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// What a plugin's answers carry to the client is scrubbed on the way out,
-// for every guest request (guestPath) and every task run: known secrets
-// replaced, credentials found by format redacted, blocked or logged (the
-// plugin's `secrets`), and with results_hidden_text = "strip" hidden
-// characters removed from text. Text, structuredContent, _meta, embedded
-// resources, resource reads, prompt messages, completions and error
-// messages are all covered.
-
-// ResultPolicy is what is done to one plugin's answers.
-type ResultPolicy struct {
+// Policy is what is done to one plugin's answers.
+type Policy struct {
 	// Secrets replaces the known secrets and handles credentials by Mode.
 	Secrets secrets.Policy
 	// Strip removes hidden characters from text (results_hidden_text =
@@ -39,7 +40,7 @@ type scrubbed struct {
 	strip int
 }
 
-func (s *scrubbed) text(p ResultPolicy, v string) string {
+func (s *scrubbed) text(p Policy, v string) string {
 	v, rep := p.Secrets.Scan(v)
 	s.rep.Add(rep)
 	if p.Strip {
@@ -54,7 +55,7 @@ func (s *scrubbed) text(p ResultPolicy, v string) string {
 // JSON forms and credentials are replaced inside strings, which keeps the
 // text JSON; should a replacement break it (a secret written as a JSON
 // number), the value becomes the string "[REDACTED]".
-func (s *scrubbed) raw(p ResultPolicy, b []byte) []byte {
+func (s *scrubbed) raw(p Policy, b []byte) []byte {
 	v, rep := p.Secrets.Scan(string(b))
 	s.rep.Add(rep)
 	if rep.Empty() {
@@ -66,7 +67,7 @@ func (s *scrubbed) raw(p ResultPolicy, b []byte) []byte {
 	return []byte(v)
 }
 
-func (s *scrubbed) value(p ResultPolicy, v any) any {
+func (s *scrubbed) value(p Policy, v any) any {
 	if v == nil {
 		return nil
 	}
@@ -89,7 +90,7 @@ func (s *scrubbed) value(p ResultPolicy, v any) any {
 	return json.RawMessage(out)
 }
 
-func (s *scrubbed) meta(p ResultPolicy, m mcp.Meta) mcp.Meta {
+func (s *scrubbed) meta(p Policy, m mcp.Meta) mcp.Meta {
 	if len(m) == 0 {
 		return m
 	}
@@ -108,7 +109,7 @@ func (s *scrubbed) meta(p ResultPolicy, m mcp.Meta) mcp.Meta {
 	return nm
 }
 
-func (s *scrubbed) content(p ResultPolicy, cs []mcp.Content) {
+func (s *scrubbed) content(p Policy, cs []mcp.Content) {
 	for _, c := range cs {
 		switch x := c.(type) {
 		case *mcp.TextContent:
@@ -124,7 +125,7 @@ func (s *scrubbed) content(p ResultPolicy, cs []mcp.Content) {
 	}
 }
 
-func (s *scrubbed) resource(p ResultPolicy, r *mcp.ResourceContents) {
+func (s *scrubbed) resource(p Policy, r *mcp.ResourceContents) {
 	r.Text = s.text(p, r.Text)
 	if len(r.Blob) > 0 {
 		// Binary: known secrets only (as written, base64, hex), never
@@ -137,15 +138,27 @@ func (s *scrubbed) resource(p ResultPolicy, r *mcp.ResourceContents) {
 	r.Meta = s.meta(p, r.Meta)
 }
 
-// scrub applies plugin's policy to one guest answer, its error included,
+// Scrubber applies each plugin's policy to its answers.
+type Scrubber struct {
+	// Policy is the policy for the answers of the plugin named; nil
+	// scrubs nothing.
+	Policy func(plugin string) Policy
+	// Audit records what was done (nil records nothing).
+	Audit *audit.Log
+	// Logger receives a line for each answer changed.
+	Logger *slog.Logger
+}
+
+// Answer applies plugin's policy to one guest answer, its error included,
 // and records what it did (the audit log, which the metrics count). Under
 // secrets = "block", an answer carrying a credential is replaced by an
-// error naming the kinds found, never the values.
-func (s *Server) scrub(ctx context.Context, plugin, name string, res mcp.Result, err error) (mcp.Result, error) {
-	if s.opts.Results == nil || plugin == "" {
+// error naming the kinds found, never the values. A tool result stays a
+// tool result.
+func (s *Scrubber) Answer(ctx context.Context, plugin, name string, res mcp.Result, err error) (mcp.Result, error) {
+	if s.Policy == nil || plugin == "" {
 		return res, err
 	}
-	p := s.opts.Results(plugin)
+	p := s.Policy(plugin)
 	if p.Secrets.Known.Empty() && p.Secrets.Mode == secrets.Off && !p.Strip {
 		return res, err
 	}
@@ -212,9 +225,9 @@ func (s *Server) scrub(ctx context.Context, plugin, name string, res mcp.Result,
 
 // report logs and audits what scrubbing found: kinds and counts, never
 // values.
-func (s *Server) report(ctx context.Context, plugin, name string, p ResultPolicy, sc *scrubbed) {
+func (s *Scrubber) report(ctx context.Context, plugin, name string, p Policy, sc *scrubbed) {
 	rec := func(outcome string, n int, reason string) {
-		s.opts.Audit.Record(audit.Event{Kind: audit.KindTrust, Outcome: outcome, Plugin: plugin, Tool: clip.String(name, maxAuditName),
+		s.Audit.Record(audit.Event{Kind: audit.KindTrust, Outcome: outcome, Plugin: plugin, Tool: clip.String(name, clip.Audit),
 			Reason: reason, Attrs: map[string]any{"count": n}})
 	}
 	if n := sc.rep.Known + len(sc.rep.Found); n > 0 {
@@ -224,18 +237,18 @@ func (s *Server) report(ctx context.Context, plugin, name string, p ResultPolicy
 		}
 		switch {
 		case p.Secrets.Mode == secrets.Block && len(sc.rep.Found) > 0:
-			s.logger.WarnContext(ctx, "result withheld: it carries a credential", "plugin", plugin, "name", name, "found", why)
+			s.Logger.WarnContext(ctx, "result withheld: it carries a credential", "plugin", plugin, "name", name, "found", why)
 			rec("block", len(sc.rep.Found), why)
 			if sc.rep.Known > 0 {
 				rec("redaction", sc.rep.Known, why)
 			}
 		case p.Secrets.Mode == secrets.Log && len(sc.rep.Found) > 0:
-			s.logger.WarnContext(ctx, "credential in a result, passed on (secrets = \"log\")", "plugin", plugin, "name", name, "found", why)
+			s.Logger.WarnContext(ctx, "credential in a result, passed on (secrets = \"log\")", "plugin", plugin, "name", name, "found", why)
 			if sc.rep.Known > 0 {
 				rec("redaction", sc.rep.Known, why)
 			}
 		default:
-			s.logger.InfoContext(ctx, "secrets redacted from a result", "plugin", plugin, "name", name, "found", why)
+			s.Logger.InfoContext(ctx, "secrets redacted from a result", "plugin", plugin, "name", name, "found", why)
 			rec("redaction", n, why)
 		}
 	}

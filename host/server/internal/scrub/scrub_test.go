@@ -1,4 +1,4 @@
-package server
+package scrub
 
 import (
 	"context"
@@ -29,19 +29,19 @@ func BenchmarkScrub(b *testing.B) {
 	known, _ := secrets.New([]string{"sk-planted-0123456789abcdef", "hunter2-but-longer", "another-known-secret"})
 	for _, c := range []struct {
 		name string
-		p    ResultPolicy
+		p    Policy
 	}{
-		{"redact", ResultPolicy{Secrets: secrets.Policy{Known: known, Mode: secrets.Redact}}},
-		{"redact-no-known", ResultPolicy{Secrets: secrets.Policy{Mode: secrets.Redact}}},
-		{"off", ResultPolicy{Secrets: secrets.Policy{Mode: secrets.Off}}},
-		{"off-strip", ResultPolicy{Secrets: secrets.Policy{Mode: secrets.Off}, Strip: true}},
+		{"redact", Policy{Secrets: secrets.Policy{Known: known, Mode: secrets.Redact}}},
+		{"redact-no-known", Policy{Secrets: secrets.Policy{Mode: secrets.Redact}}},
+		{"off", Policy{Secrets: secrets.Policy{Mode: secrets.Off}}},
+		{"off-strip", Policy{Secrets: secrets.Policy{Mode: secrets.Off}, Strip: true}},
 	} {
-		s := &Server{opts: Options{Results: func(string) ResultPolicy { return c.p }}, logger: slog.New(slog.DiscardHandler)}
+		s := &Scrubber{Policy: func(string) Policy { return c.p }, Logger: slog.New(slog.DiscardHandler)}
 		b.Run(c.name, func(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				s.scrub(ctx, "echo", "echo", echoAnswer(), nil)
+				s.Answer(ctx, "echo", "echo", echoAnswer(), nil)
 			}
 		})
 	}
@@ -52,9 +52,9 @@ func BenchmarkScrub(b *testing.B) {
 func TestScrubKinds(t *testing.T) {
 	const secret = "sk-planted-0123456789abcdef"
 	known, _ := secrets.New([]string{secret})
-	s := &Server{opts: Options{Results: func(string) ResultPolicy {
-		return ResultPolicy{Secrets: secrets.Policy{Known: known, Mode: secrets.Redact}}
-	}}, logger: slog.New(slog.DiscardHandler)}
+	s := &Scrubber{Policy: func(string) Policy {
+		return Policy{Secrets: secrets.Policy{Known: known, Mode: secrets.Redact}}
+	}, Logger: slog.New(slog.DiscardHandler)}
 	ctx := context.Background()
 	check := func(what string, v any) {
 		t.Helper()
@@ -63,22 +63,22 @@ func TestScrubKinds(t *testing.T) {
 			t.Errorf("%s: %s", what, b)
 		}
 	}
-	read, _ := s.scrub(ctx, "p", "r", &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
+	read, _ := s.Answer(ctx, "p", "r", &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
 		{URI: "x://a", Text: "t " + secret}, {URI: "x://b", Blob: []byte("bin\x00" + secret)}}}, nil)
 	check("read text", read.(*mcp.ReadResourceResult).Contents[0])
 	check("read blob", string(read.(*mcp.ReadResourceResult).Contents[1].Blob))
-	prompt, _ := s.scrub(ctx, "p", "pr", &mcp.GetPromptResult{Description: "d " + secret,
+	prompt, _ := s.Answer(ctx, "p", "pr", &mcp.GetPromptResult{Description: "d " + secret,
 		Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "m " + secret}}}}, nil)
 	check("prompt description", prompt.(*mcp.GetPromptResult).Description)
 	check("prompt message", prompt.(*mcp.GetPromptResult).Messages[0])
-	comp, _ := s.scrub(ctx, "p", "c", &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"v " + secret}}}, nil)
+	comp, _ := s.Answer(ctx, "p", "c", &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"v " + secret}}}, nil)
 	check("completion", comp.(*mcp.CompleteResult).Completion.Values)
-	_, err := s.scrub(ctx, "p", "e", nil, &jsonrpc.Error{Code: -32603, Message: "failed: " + secret})
+	_, err := s.Answer(ctx, "p", "e", nil, &jsonrpc.Error{Code: -32603, Message: "failed: " + secret})
 	check("jsonrpc error", err.Error())
-	_, err = s.scrub(ctx, "p", "e", nil, errors.New("failed: "+secret))
+	_, err = s.Answer(ctx, "p", "e", nil, errors.New("failed: "+secret))
 	check("error", err.Error())
 	var nilRes *mcp.CallToolResult
-	if r, _ := s.scrub(ctx, "p", "t", nilRes, nil); r != nilRes {
+	if r, _ := s.Answer(ctx, "p", "t", nilRes, nil); r != nilRes {
 		t.Fatal("a nil result changed")
 	}
 }
