@@ -38,6 +38,7 @@ type code struct {
 	compiled   *compiled // the compiler's code, once built
 	compileErr error
 	compiling  chan struct{} // closed when the build ends; nil before it starts
+	ticket     *buildTicket  // the build's place in the Runtime's queue, once started
 	closed     bool
 	prep       []byte // the prepared module, kept from load until the build (cold start)
 	// raw is the checked module without interruption points, kept from a
@@ -89,7 +90,8 @@ func (rt *Runtime) LoadStats() LoadStats {
 var errClosed = errors.New("the plugin is closed")
 
 // compile builds wasm for this plugin: with wazero's compiler (sharing the
-// compilation cache, one at a time: see compileMu), or its interpreter.
+// compilation cache; the caller has the build queue's turn), or its
+// interpreter.
 func (p *Plugin) compile(ctx context.Context, wasm []byte, interpreter bool) (*compiled, error) {
 	return p.compileGuarded(ctx, wasm, interpreter, nil)
 }
@@ -109,13 +111,8 @@ func (p *Plugin) compileGuarded(ctx context.Context, wasm []byte, interpreter bo
 			ctx = experimental.WithFunctionListenerFactory(ctx, g)
 		}
 	} else {
-		// One compilation at a time: wazero v1.12.0, reading a module from
-		// the file cache, publishes it to its in-memory cache before filling
-		// in its entry preambles, so a concurrent load of the same bytes
-		// (one file in two [[plugin]] tables) could call into it half-built (a data race -race caught in
-		// TestConcurrentLoadsWithFileCache).
-		p.rt.compileMu.Lock()
-		defer p.rt.compileMu.Unlock()
+		// Builds take turns in the Runtime's queue (buildqueue.go), which
+		// never builds the same bytes twice at once.
 		p.rt.loads.compiles.Add(1)
 	}
 	c, err := newCompiled(ctx, rc, wasm, p.needsWASI)
@@ -129,8 +126,10 @@ func (p *Plugin) compileGuarded(ctx context.Context, wasm []byte, interpreter bo
 }
 
 // startCompile starts building the machine code unless it is built or
-// under way, and returns a channel closed when it is done. A background
-// build leaves a core to the server.
+// under way, and returns a channel closed when it is done. The build
+// waits for its turn in the Runtime's queue (buildqueue.go): a background
+// build behind the others, smallest first, and leaving a core to the
+// server; a call's build (background false) before every background one.
 func (p *Plugin) startCompile(background bool) <-chan struct{} {
 	p.codeMu.Lock()
 	defer p.codeMu.Unlock()
@@ -145,11 +144,20 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 		return done
 	}
 	wasm, raw := p.prep, p.raw
+	t := &buildTicket{key: p.digest, size: len(p.cfg.Wasm), name: p.cfg.Name, urgent: !background}
+	p.ticket = t
 	p.rt.building.Add(1)
 	p.rt.builds.Add(1)
+	p.rt.queue.enqueue(t)
 	go func() {
 		defer p.rt.building.Done()
-		c, err := p.build(wasm, raw, background)
+		<-t.turn
+		var c *compiled
+		err := errClosed
+		if !t.cancelled {
+			c, err = p.build(wasm, raw, p.rt.queue.isUrgent(t))
+			p.rt.queue.done(t)
+		}
 		p.codeMu.Lock()
 		p.compiled, p.compileErr, p.prep, p.raw = c, err, nil, nil
 		p.codeMu.Unlock()
@@ -161,7 +169,7 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 			// times over. After the last build, give it back.
 			debug.FreeOSMemory()
 		}
-		if err != nil {
+		if err != nil && !t.cancelled {
 			p.rt.logger.Error("plugin failed to compile", "plugin", p.cfg.Name, "source", p.cfg.Source, "err", err)
 		}
 	}()
@@ -171,7 +179,7 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 // build compiles the prepared module: wasm, or raw with its interruption
 // points added now, or the load cache's copy, or one prepared anew from
 // the plugin's bytes.
-func (p *Plugin) build(wasm, raw []byte, background bool) (*compiled, error) {
+func (p *Plugin) build(wasm, raw []byte, urgent bool) (*compiled, error) {
 	if wasm == nil && raw != nil {
 		prep, err := p.rt.instrument(p.prepKey, raw, p.Module, &p.cfg)
 		if err != nil {
@@ -187,7 +195,7 @@ func (p *Plugin) build(wasm, raw []byte, background bool) (*compiled, error) {
 		wasm = prep.Wasm
 	}
 	workers := runtime.GOMAXPROCS(0)
-	if background {
+	if !urgent {
 		workers = max(1, workers-1)
 	}
 	return p.compile(experimental.WithCompilationWorkers(context.Background(), workers), wasm, false)
@@ -200,6 +208,12 @@ func (p *Plugin) machineCode(ctx context.Context) (*compiled, *Error) {
 		p.endListing() // a compiled call: the load-time reads are over
 	}
 	done := p.startCompile(false)
+	p.codeMu.Lock()
+	t := p.ticket
+	p.codeMu.Unlock()
+	if t != nil {
+		p.rt.queue.promote(t) // a background build still waiting: now
+	}
 	select {
 	case <-done:
 	case <-ctx.Done():
@@ -321,11 +335,13 @@ func (p *Plugin) closeCode(ctx context.Context) error {
 	p.dropLister()
 	p.codeMu.Lock()
 	p.closed = true
-	done := p.compiling
+	done, t := p.compiling, p.ticket
 	p.codeMu.Unlock()
 	if done == nil {
 		return nil
 	}
+	p.rt.queue.cancel(t) // not started: not run
+
 	<-done
 	p.codeMu.Lock()
 	c := p.compiled
