@@ -26,6 +26,7 @@ type buildQueue struct {
 	running []*buildTicket
 	seq     uint64
 	hook    func(plugin string, urgent bool) // tests: told as each build starts
+	held    bool                             // tests: no build starts
 }
 
 // buildTicket is one plugin's place in the queue.
@@ -108,7 +109,7 @@ func (q *buildQueue) done(t *buildTicket) {
 // dispatch starts every waiting build that may run, best first. q.mu is
 // held.
 func (q *buildQueue) dispatch() {
-	for {
+	for !q.held {
 		best := -1
 		for i, t := range q.waiting {
 			if q.mayRun(t) && (best < 0 || before(t, q.waiting[best])) {

@@ -24,9 +24,11 @@ import (
 //     one instance (listing.go), without interruption points: a function
 //     listener checks the deadline and bounds the stack (listguard.go);
 //     the build adds them. Once the
-//     registry has read the lists (KeepDeclarations) the lister is dropped
-//     and the compiler runs in the background, one plugin at a time. A call
-//     arriving first waits for it.
+//     registry has read the lists (KeepDeclarations) the compiler runs in
+//     the background, in the build queue's order (buildqueue.go). A call
+//     arriving first runs on the lister's code (tier.go) and makes its
+//     plugin's build urgent; the lister is dropped once the machine code
+//     is built.
 //
 // Waiting for the code does not count against a call's time limit, which
 // bounds the guest's run: only the caller's own context ends the wait.
@@ -46,8 +48,12 @@ type code struct {
 	raw []byte
 
 	listerMu sync.RWMutex
-	lister   *compiled  // the interpreter's, from a cold load until KeepDeclarations
+	lister   *compiled  // the interpreter's, from a cold load until the machine code is built
 	guard    *listGuard // the lister's checks, when it runs the module without interruption points
+	// kept says the declarations were read and kept: the lister now serves
+	// calls (tier.go), each in a fresh instance, no more list reads.
+	kept       atomic.Bool
+	interpSlot chan struct{} // one guarded interpreted call at a time (tier.go)
 
 	listInstMu   sync.Mutex
 	listInst     *listInstance // the lister's instance all load-time reads share (listing.go)
@@ -61,6 +67,7 @@ type code struct {
 // loadCounts are the Runtime's counters behind LoadStats.
 type loadCounts struct {
 	rewrites, prepHits, declHits, compiles, listers, listInstances atomic.Int64
+	interpreted, abandoned                                         atomic.Int64
 }
 
 // LoadStats counts what loads cost since the Runtime started.
@@ -78,13 +85,18 @@ type LoadStats struct {
 	// ListInstances counts the lister instances started to read
 	// declarations (listing.go): one per cold load, unless a read failed.
 	ListInstances int
+	// Interpreted counts calls run on the lister's code while the machine
+	// code was being built (tier.go); Abandoned those of them given up for
+	// the machine code once it was ready, and run again on it.
+	Interpreted, Abandoned int
 }
 
 // LoadStats reports what loads have cost so far.
 func (rt *Runtime) LoadStats() LoadStats {
 	return LoadStats{Rewrites: int(rt.loads.rewrites.Load()), PreparedHits: int(rt.loads.prepHits.Load()),
 		DeclarationHits: int(rt.loads.declHits.Load()), Compiles: int(rt.loads.compiles.Load()),
-		Listers: int(rt.loads.listers.Load()), ListInstances: int(rt.loads.listInstances.Load())}
+		Listers: int(rt.loads.listers.Load()), ListInstances: int(rt.loads.listInstances.Load()),
+		Interpreted: int(rt.loads.interpreted.Load()), Abandoned: int(rt.loads.abandoned.Load())}
 }
 
 var errClosed = errors.New("the plugin is closed")
@@ -121,6 +133,7 @@ func (p *Plugin) compileGuarded(ctx context.Context, wasm []byte, interpreter bo
 			c.Close(context.Background())
 			return nil, err
 		}
+		c.guard = g
 	}
 	return c, err
 }
@@ -162,6 +175,9 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 		p.compiled, p.compileErr, p.prep, p.raw = c, err, nil, nil
 		p.codeMu.Unlock()
 		close(done)
+		// Calls interpreted meanwhile (tier.go) were abandoned for the
+		// machine code if they could be; the others end within their limit.
+		p.dropLister()
 		if p.rt.builds.Add(-1) == 0 {
 			// The compiler leaves hundreds of MiB of garbage behind (the
 			// machine code itself lives outside the Go heap): with the 400%
@@ -208,12 +224,7 @@ func (p *Plugin) machineCode(ctx context.Context) (*compiled, *Error) {
 		p.endListing() // a compiled call: the load-time reads are over
 	}
 	done := p.startCompile(false)
-	p.codeMu.Lock()
-	t := p.ticket
-	p.codeMu.Unlock()
-	if t != nil {
-		p.rt.queue.promote(t) // a background build still waiting: now
-	}
+	p.promoteBuild() // a background build still waiting: now
 	select {
 	case <-done:
 	case <-ctx.Done():
@@ -259,7 +270,7 @@ func (p *Plugin) List(ctx context.Context, export string, input []byte) ([]byte,
 	var out []byte
 	var cerr *Error
 	p.listerMu.RLock()
-	if p.lister != nil {
+	if p.lister != nil && !p.kept.Load() {
 		out, _, cerr = p.listRead(ctx, export, input)
 		p.listerMu.RUnlock()
 		if cerr != nil && cerr.Category == abi.ErrTimeout {
@@ -284,9 +295,10 @@ func (p *Plugin) List(ctx context.Context, export string, input []byte) ([]byte,
 }
 
 // KeepDeclarations says the plugin's declarations were read and accepted:
-// they are written to the load cache (if they came from the guest), the
-// interpreter's code is dropped and the machine code is built in the
-// background.
+// they are written to the load cache (if they came from the guest) and the
+// lister's shared instance is closed. The interpreter's code stays until
+// the machine code is built: it answers the calls that come first
+// (tier.go).
 func (p *Plugin) KeepDeclarations() {
 	p.recMu.Lock()
 	rec := p.recording
@@ -298,7 +310,8 @@ func (p *Plugin) KeepDeclarations() {
 	if err := p.rt.lc.put("decl", p.declKey, rec); err != nil {
 		p.rt.logger.Warn("could not write to the load cache", "plugin", p.cfg.Name, "err", err)
 	}
-	p.dropLister()
+	p.kept.Store(true)
+	p.endListing()
 }
 
 // CompileIfCold starts building the machine code in the background if

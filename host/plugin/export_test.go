@@ -36,3 +36,17 @@ func (p *Plugin) MachineCodeReady() bool {
 		return false
 	}
 }
+
+// HoldBuilds keeps every build of machine code from starting until the
+// returned release is called.
+func HoldBuilds(rt *Runtime) (release func()) {
+	rt.queue.mu.Lock()
+	rt.queue.held = true
+	rt.queue.mu.Unlock()
+	return func() {
+		rt.queue.mu.Lock()
+		defer rt.queue.mu.Unlock()
+		rt.queue.held = false
+		rt.queue.dispatch()
+	}
+}
