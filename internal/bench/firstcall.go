@@ -106,6 +106,7 @@ func argsFor(schema any) map[string]any {
 type firstCallRun struct {
 	all, slowest time.Duration
 	slowestName  string
+	calls        int      // plugins called
 	failed       []string // calls that got no answer from the guest (protocol errors)
 }
 
@@ -121,11 +122,16 @@ func (e *env) firstCalls(ctx context.Context, dir, bin string, args ...string) (
 		return r, err
 	}
 	defer p.close()
-	res, err := p.cs.ListTools(ctx, nil)
-	if err != nil {
-		return r, fmt.Errorf("tools/list: %v (stderr: %s)", err, p.stderr)
+	var tools []*mcp.Tool
+	for t, err := range p.cs.Tools(ctx, nil) { // every page
+		if err != nil {
+			return r, fmt.Errorf("tools/list: %v (stderr: %s)", err, p.stderr)
+		}
+		tools = append(tools, t)
 	}
-	for _, c := range firstCallPlan(dir, res.Tools) {
+	plan := firstCallPlan(dir, tools)
+	r.calls = len(plan)
+	for _, c := range plan {
 		t := time.Now()
 		if _, err := p.cs.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args}); err != nil {
 			r.failed = append(r.failed, c.tool+": "+short(err))
@@ -165,8 +171,8 @@ func (e *env) firstCallRound(ctx context.Context, bin, label, dir, warmCache str
 	}
 	e.rep.raw(key+"all_empty_cache_ms", ms(c.all))
 	e.rep.raw(key+"all_warm_cache_ms", ms(w.all))
-	e.progress("   first calls%s, round %d: empty cache %.0f ms (slowest %s %.0f ms), warm %.0f ms (slowest %s %.0f ms)",
-		label, r+1, ms(c.all), c.slowestName, ms(c.slowest), ms(w.all), w.slowestName, ms(w.slowest))
+	e.progress("   first calls%s, round %d, %d plugins: empty cache %.0f ms (slowest %s %.0f ms), warm %.0f ms (slowest %s %.0f ms)",
+		label, r+1, c.calls, ms(c.all), c.slowestName, ms(c.slowest), ms(w.all), w.slowestName, ms(w.slowest))
 	return nil
 }
 
