@@ -55,8 +55,10 @@ func (e *env) stdioLatency(ctx context.Context) error {
 
 	var all []*series
 	for _, v := range stdioVersions {
+		// --trust off: a --plugin's declarations are new to the trust store,
+		// which would hold them (not listed, not callable).
 		mw, err := e.startStdio(ctx, v, e.mcpwasm, "serve", "--config", cfgPath, "--bench-native-echo",
-			"--cache-dir", e.cache, "--log-level", "warn")
+			"--cache-dir", e.cache, "--log-level", "warn", "--trust", "off")
 		if err != nil {
 			return err
 		}

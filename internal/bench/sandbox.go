@@ -103,7 +103,7 @@ func (e *env) coldStart(ctx context.Context) error {
 	tools := s.tools
 	// Every plugin's first call waits for its machine code: the warm
 	// cache then holds all of it, whatever the list-only start compiled.
-	if _, err := e.firstCalls(ctx, dir, e.mcpwasm, serve(warmCache)...); err != nil {
+	if _, err := e.firstCalls(ctx, dir, e.mcpwasm, "serve", "--cache-dir", warmCache, "--log-level", "warn", "--trust", "off", dir); err != nil {
 		skipAll(short(err))
 		return err
 	}
@@ -115,7 +115,7 @@ func (e *env) coldStart(ctx context.Context) error {
 			return fmt.Errorf("--cold-baseline: %v", err)
 		}
 		b.p.close()
-		if _, err := e.firstCalls(ctx, dir, base, serve(baseWarm)...); err != nil {
+		if _, err := e.firstCalls(ctx, dir, base, "serve", "--cache-dir", baseWarm, "--log-level", "warn", "--trust", "off", dir); err != nil {
 			return fmt.Errorf("--cold-baseline: %v", err)
 		}
 	}
