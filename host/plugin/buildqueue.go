@@ -35,9 +35,12 @@ type buildTicket struct {
 	size   int    // the module's size: background builds go smallest first
 	name   string // the plugin's, for the build hook
 	urgent bool   // a call waits for it
-	order  uint64 // when it was queued, or made urgent
-	turn   chan struct{}
-	queued bool // waiting in the queue (not yet started)
+	// allCores says the build may compile on every core: a call waits for
+	// it with nothing else to do.
+	allCores bool
+	order    uint64 // when it was queued, or made urgent
+	turn     chan struct{}
+	queued   bool // waiting in the queue (not yet started)
 	// cancelled says the plugin closed before its build started: the
 	// build is not run (set before turn closes).
 	cancelled bool
@@ -54,10 +57,17 @@ func (q *buildQueue) enqueue(t *buildTicket) {
 }
 
 // promote makes t urgent if it is still waiting: a call needs it now.
-func (q *buildQueue) promote(t *buildTicket) {
+// allCores says the call waits for it with nothing else to do, so the
+// build may take every core; a call running in the interpreter meanwhile
+// (tier.go) leaves it one.
+func (q *buildQueue) promote(t *buildTicket, allCores bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if !t.queued || t.urgent {
+	if !t.queued {
+		return
+	}
+	t.allCores = t.allCores || allCores
+	if t.urgent {
 		return
 	}
 	q.seq++
@@ -65,11 +75,11 @@ func (q *buildQueue) promote(t *buildTicket) {
 	q.dispatch()
 }
 
-// isUrgent reports whether t runs (or will run) as an urgent build.
-func (q *buildQueue) isUrgent(t *buildTicket) bool {
+// usesAllCores reports whether t, started, may compile on every core.
+func (q *buildQueue) usesAllCores(t *buildTicket) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return t.urgent
+	return t.allCores
 }
 
 // cancel takes t off the queue if it has not started; its turn comes at

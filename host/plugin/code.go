@@ -157,7 +157,7 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 		return done
 	}
 	wasm, raw := p.prep, p.raw
-	t := &buildTicket{key: p.digest, size: len(p.cfg.Wasm), name: p.cfg.Name, urgent: !background}
+	t := &buildTicket{key: p.digest, size: len(p.cfg.Wasm), name: p.cfg.Name, urgent: !background, allCores: !background}
 	p.ticket = t
 	p.rt.building.Add(1)
 	p.rt.builds.Add(1)
@@ -168,7 +168,7 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 		var c *compiled
 		err := errClosed
 		if !t.cancelled {
-			c, err = p.build(wasm, raw, p.rt.queue.isUrgent(t))
+			c, err = p.build(wasm, raw, p.rt.queue.usesAllCores(t))
 			p.rt.queue.done(t)
 		}
 		p.codeMu.Lock()
@@ -194,8 +194,9 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 
 // build compiles the prepared module: wasm, or raw with its interruption
 // points added now, or the load cache's copy, or one prepared anew from
-// the plugin's bytes.
-func (p *Plugin) build(wasm, raw []byte, urgent bool) (*compiled, error) {
+// the plugin's bytes. allCores: compile on every core, not leaving one to
+// the server.
+func (p *Plugin) build(wasm, raw []byte, allCores bool) (*compiled, error) {
 	if wasm == nil && raw != nil {
 		prep, err := p.rt.instrument(p.prepKey, raw, p.Module, &p.cfg)
 		if err != nil {
@@ -211,7 +212,7 @@ func (p *Plugin) build(wasm, raw []byte, urgent bool) (*compiled, error) {
 		wasm = prep.Wasm
 	}
 	workers := runtime.GOMAXPROCS(0)
-	if !urgent {
+	if !allCores {
 		workers = max(1, workers-1)
 	}
 	return p.compile(experimental.WithCompilationWorkers(context.Background(), workers), wasm, false)
@@ -224,7 +225,7 @@ func (p *Plugin) machineCode(ctx context.Context) (*compiled, *Error) {
 		p.endListing() // a compiled call: the load-time reads are over
 	}
 	done := p.startCompile(false)
-	p.promoteBuild() // a background build still waiting: now
+	p.promoteBuild(true) // a background build still waiting: now
 	select {
 	case <-done:
 	case <-ctx.Done():

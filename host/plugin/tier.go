@@ -74,8 +74,8 @@ func (p *Plugin) invokeInterpreted(ctx context.Context, export string, input []b
 	if l == nil {
 		return nil, nil, false
 	}
-	done := p.startCompile(false)
-	p.promoteBuild()
+	done := p.startCompile(true)
+	p.promoteBuild(false) // urgent, but leaving a core to this call
 	if l.guard != nil {
 		// The guard's state is the lister's: one guarded run at a time.
 		select {
@@ -127,12 +127,12 @@ func (p *Plugin) codeReady() bool {
 }
 
 // promoteBuild makes the plugin's build urgent if it still waits in the
-// queue.
-func (p *Plugin) promoteBuild() {
+// queue (buildQueue.promote).
+func (p *Plugin) promoteBuild(allCores bool) {
 	p.codeMu.Lock()
 	t := p.ticket
 	p.codeMu.Unlock()
 	if t != nil {
-		p.rt.queue.promote(t)
+		p.rt.queue.promote(t, allCores)
 	}
 }
