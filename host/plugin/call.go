@@ -64,6 +64,9 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out [
 // A plugin loaded from cached declarations compiles at its first call,
 // which waits for it (code.go); only ctx bounds that wait.
 func (p *Plugin) InvokeWith(ctx context.Context, export string, input []byte, co CallOptions) (out []byte, cerr *Error) {
+	if out, cerr, ok := p.invokeInterpreted(ctx, export, input, co); ok {
+		return out, cerr // the machine code is being built (tier.go)
+	}
 	code, cerr := p.machineCode(ctx)
 	if cerr != nil {
 		co.Record.note(nil, cerr)
@@ -143,7 +146,7 @@ func (p *Plugin) run(ctx context.Context, code *compiled, export string, input [
 	stdout, stderr := &gio.stdout, &gio.stderr
 	mem := &memWatch{inner: res, limit: p.cfg.MemoryLimit}
 	exit := &exitWatch{}
-	st := &callState{cb: co.Callbacks, plugin: p}
+	st := &callState{cb: co.Callbacks, plugin: p, gate: gateFrom(ctx)}
 
 	defer func() {
 		if r := recover(); r != nil {
@@ -156,7 +159,11 @@ func (p *Plugin) run(ctx context.Context, code *compiled, export string, input [
 			o.cpu = st.cpu.Used()
 		}
 		o.ctxErr = ctx.Err()
-		p.logGuestOutput(ctx, co.Callbacks, export, stdout, stderr)
+		cb := co.Callbacks
+		if !st.gate.commit() {
+			cb = nil // an abandoned interpreted run (tier.go) tells the client nothing
+		}
+		p.logGuestOutput(ctx, cb, export, stdout, stderr)
 	}()
 
 	// The guest computes only while it holds a CPU slot (see cpusched).
@@ -178,7 +185,12 @@ func (p *Plugin) run(ctx context.Context, code *compiled, export string, input [
 		defer closer.Close() // after the instance closes (defers run last-in, first-out)
 		mc = mc.WithFSConfig(fsc)
 	}
-	inst, ctx, err := p.newInstance(ctx, code, mc, mem, exit, st, func(c context.Context) { gio.ctx = c })
+	inst, ctx, err := p.newInstance(ctx, code, mc, mem, exit, st, func(c context.Context) {
+		gio.ctx = c
+		if code.guard != nil {
+			code.guard.arm(c) // an interpreted call (tier.go), from the instance's start
+		}
+	})
 	if err != nil {
 		o.err, o.rc = err, 1
 		return nil, o

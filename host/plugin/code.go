@@ -24,9 +24,11 @@ import (
 //     one instance (listing.go), without interruption points: a function
 //     listener checks the deadline and bounds the stack (listguard.go);
 //     the build adds them. Once the
-//     registry has read the lists (KeepDeclarations) the lister is dropped
-//     and the compiler runs in the background, one plugin at a time. A call
-//     arriving first waits for it.
+//     registry has read the lists (KeepDeclarations) the compiler runs in
+//     the background, in the build queue's order (buildqueue.go). A call
+//     arriving first runs on the lister's code (tier.go) and makes its
+//     plugin's build urgent; the lister is dropped once the machine code
+//     is built.
 //
 // Waiting for the code does not count against a call's time limit, which
 // bounds the guest's run: only the caller's own context ends the wait.
@@ -38,6 +40,7 @@ type code struct {
 	compiled   *compiled // the compiler's code, once built
 	compileErr error
 	compiling  chan struct{} // closed when the build ends; nil before it starts
+	ticket     *buildTicket  // the build's place in the Runtime's queue, once started
 	closed     bool
 	prep       []byte // the prepared module, kept from load until the build (cold start)
 	// raw is the checked module without interruption points, kept from a
@@ -45,8 +48,12 @@ type code struct {
 	raw []byte
 
 	listerMu sync.RWMutex
-	lister   *compiled  // the interpreter's, from a cold load until KeepDeclarations
+	lister   *compiled  // the interpreter's, from a cold load until the machine code is built
 	guard    *listGuard // the lister's checks, when it runs the module without interruption points
+	// kept says the declarations were read and kept: the lister now serves
+	// calls (tier.go), each in a fresh instance, no more list reads.
+	kept       atomic.Bool
+	interpSlot chan struct{} // one guarded interpreted call at a time (tier.go)
 
 	listInstMu   sync.Mutex
 	listInst     *listInstance // the lister's instance all load-time reads share (listing.go)
@@ -60,6 +67,7 @@ type code struct {
 // loadCounts are the Runtime's counters behind LoadStats.
 type loadCounts struct {
 	rewrites, prepHits, declHits, compiles, listers, listInstances atomic.Int64
+	interpreted, abandoned                                         atomic.Int64
 }
 
 // LoadStats counts what loads cost since the Runtime started.
@@ -77,19 +85,25 @@ type LoadStats struct {
 	// ListInstances counts the lister instances started to read
 	// declarations (listing.go): one per cold load, unless a read failed.
 	ListInstances int
+	// Interpreted counts calls run on the lister's code while the machine
+	// code was being built (tier.go); Abandoned those of them given up for
+	// the machine code once it was ready, and run again on it.
+	Interpreted, Abandoned int
 }
 
 // LoadStats reports what loads have cost so far.
 func (rt *Runtime) LoadStats() LoadStats {
 	return LoadStats{Rewrites: int(rt.loads.rewrites.Load()), PreparedHits: int(rt.loads.prepHits.Load()),
 		DeclarationHits: int(rt.loads.declHits.Load()), Compiles: int(rt.loads.compiles.Load()),
-		Listers: int(rt.loads.listers.Load()), ListInstances: int(rt.loads.listInstances.Load())}
+		Listers: int(rt.loads.listers.Load()), ListInstances: int(rt.loads.listInstances.Load()),
+		Interpreted: int(rt.loads.interpreted.Load()), Abandoned: int(rt.loads.abandoned.Load())}
 }
 
 var errClosed = errors.New("the plugin is closed")
 
 // compile builds wasm for this plugin: with wazero's compiler (sharing the
-// compilation cache, one at a time: see compileMu), or its interpreter.
+// compilation cache; the caller has the build queue's turn), or its
+// interpreter.
 func (p *Plugin) compile(ctx context.Context, wasm []byte, interpreter bool) (*compiled, error) {
 	return p.compileGuarded(ctx, wasm, interpreter, nil)
 }
@@ -109,13 +123,8 @@ func (p *Plugin) compileGuarded(ctx context.Context, wasm []byte, interpreter bo
 			ctx = experimental.WithFunctionListenerFactory(ctx, g)
 		}
 	} else {
-		// One compilation at a time: wazero v1.12.0, reading a module from
-		// the file cache, publishes it to its in-memory cache before filling
-		// in its entry preambles, so a concurrent load of the same bytes
-		// (one file in two [[plugin]] tables) could call into it half-built (a data race -race caught in
-		// TestConcurrentLoadsWithFileCache).
-		p.rt.compileMu.Lock()
-		defer p.rt.compileMu.Unlock()
+		// Builds take turns in the Runtime's queue (buildqueue.go), which
+		// never builds the same bytes twice at once.
 		p.rt.loads.compiles.Add(1)
 	}
 	c, err := newCompiled(ctx, rc, wasm, p.needsWASI)
@@ -124,13 +133,16 @@ func (p *Plugin) compileGuarded(ctx context.Context, wasm []byte, interpreter bo
 			c.Close(context.Background())
 			return nil, err
 		}
+		c.guard = g
 	}
 	return c, err
 }
 
 // startCompile starts building the machine code unless it is built or
-// under way, and returns a channel closed when it is done. A background
-// build leaves a core to the server.
+// under way, and returns a channel closed when it is done. The build
+// waits for its turn in the Runtime's queue (buildqueue.go): a background
+// build behind the others, smallest first, and leaving a core to the
+// server; a call's build (background false) before every background one.
 func (p *Plugin) startCompile(background bool) <-chan struct{} {
 	p.codeMu.Lock()
 	defer p.codeMu.Unlock()
@@ -145,15 +157,27 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 		return done
 	}
 	wasm, raw := p.prep, p.raw
+	t := &buildTicket{key: p.digest, size: len(p.cfg.Wasm), name: p.cfg.Name, urgent: !background, allCores: !background}
+	p.ticket = t
 	p.rt.building.Add(1)
 	p.rt.builds.Add(1)
+	p.rt.queue.enqueue(t)
 	go func() {
 		defer p.rt.building.Done()
-		c, err := p.build(wasm, raw, background)
+		<-t.turn
+		var c *compiled
+		err := errClosed
+		if !t.cancelled {
+			c, err = p.build(wasm, raw, p.rt.queue.usesAllCores(t))
+			p.rt.queue.done(t)
+		}
 		p.codeMu.Lock()
 		p.compiled, p.compileErr, p.prep, p.raw = c, err, nil, nil
 		p.codeMu.Unlock()
 		close(done)
+		// Calls interpreted meanwhile (tier.go) were abandoned for the
+		// machine code if they could be; the others end within their limit.
+		p.dropLister()
 		if p.rt.builds.Add(-1) == 0 {
 			// The compiler leaves hundreds of MiB of garbage behind (the
 			// machine code itself lives outside the Go heap): with the 400%
@@ -161,7 +185,7 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 			// times over. After the last build, give it back.
 			debug.FreeOSMemory()
 		}
-		if err != nil {
+		if err != nil && !t.cancelled {
 			p.rt.logger.Error("plugin failed to compile", "plugin", p.cfg.Name, "source", p.cfg.Source, "err", err)
 		}
 	}()
@@ -170,8 +194,9 @@ func (p *Plugin) startCompile(background bool) <-chan struct{} {
 
 // build compiles the prepared module: wasm, or raw with its interruption
 // points added now, or the load cache's copy, or one prepared anew from
-// the plugin's bytes.
-func (p *Plugin) build(wasm, raw []byte, background bool) (*compiled, error) {
+// the plugin's bytes. allCores: compile on every core, not leaving one to
+// the server.
+func (p *Plugin) build(wasm, raw []byte, allCores bool) (*compiled, error) {
 	if wasm == nil && raw != nil {
 		prep, err := p.rt.instrument(p.prepKey, raw, p.Module, &p.cfg)
 		if err != nil {
@@ -187,7 +212,7 @@ func (p *Plugin) build(wasm, raw []byte, background bool) (*compiled, error) {
 		wasm = prep.Wasm
 	}
 	workers := runtime.GOMAXPROCS(0)
-	if background {
+	if !allCores {
 		workers = max(1, workers-1)
 	}
 	return p.compile(experimental.WithCompilationWorkers(context.Background(), workers), wasm, false)
@@ -200,6 +225,7 @@ func (p *Plugin) machineCode(ctx context.Context) (*compiled, *Error) {
 		p.endListing() // a compiled call: the load-time reads are over
 	}
 	done := p.startCompile(false)
+	p.promoteBuild(true) // a background build still waiting: now
 	select {
 	case <-done:
 	case <-ctx.Done():
@@ -245,7 +271,7 @@ func (p *Plugin) List(ctx context.Context, export string, input []byte) ([]byte,
 	var out []byte
 	var cerr *Error
 	p.listerMu.RLock()
-	if p.lister != nil {
+	if p.lister != nil && !p.kept.Load() {
 		out, _, cerr = p.listRead(ctx, export, input)
 		p.listerMu.RUnlock()
 		if cerr != nil && cerr.Category == abi.ErrTimeout {
@@ -270,9 +296,10 @@ func (p *Plugin) List(ctx context.Context, export string, input []byte) ([]byte,
 }
 
 // KeepDeclarations says the plugin's declarations were read and accepted:
-// they are written to the load cache (if they came from the guest), the
-// interpreter's code is dropped and the machine code is built in the
-// background.
+// they are written to the load cache (if they came from the guest) and the
+// lister's shared instance is closed. The interpreter's code stays until
+// the machine code is built: it answers the calls that come first
+// (tier.go).
 func (p *Plugin) KeepDeclarations() {
 	p.recMu.Lock()
 	rec := p.recording
@@ -284,7 +311,8 @@ func (p *Plugin) KeepDeclarations() {
 	if err := p.rt.lc.put("decl", p.declKey, rec); err != nil {
 		p.rt.logger.Warn("could not write to the load cache", "plugin", p.cfg.Name, "err", err)
 	}
-	p.dropLister()
+	p.kept.Store(true)
+	p.endListing()
 }
 
 // CompileIfCold starts building the machine code in the background if
@@ -321,11 +349,13 @@ func (p *Plugin) closeCode(ctx context.Context) error {
 	p.dropLister()
 	p.codeMu.Lock()
 	p.closed = true
-	done := p.compiling
+	done, t := p.compiling, p.ticket
 	p.codeMu.Unlock()
 	if done == nil {
 		return nil
 	}
+	p.rt.queue.cancel(t) // not started: not run
+
 	<-done
 	p.codeMu.Lock()
 	c := p.compiled

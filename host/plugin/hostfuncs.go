@@ -30,9 +30,10 @@ type Callbacks interface {
 }
 
 // callbacksFrom returns where the running call's guest reports (see
-// CallOptions), or nil.
+// CallOptions), or nil. Asking commits an interpreted call to the
+// interpreter (tier.go); nil if that run was abandoned.
 func callbacksFrom(ctx context.Context) Callbacks {
-	if st := callStateFrom(ctx); st != nil {
+	if st := callStateFrom(ctx); st != nil && st.gate.commit() {
 		return st.cb
 	}
 	return nil

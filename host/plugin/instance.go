@@ -17,9 +17,10 @@ import (
 // hostenv, extism:host/user, the interruption points) and the compiled
 // guest module. Every call instantiates the guest afresh (newInstance).
 type compiled struct {
-	rt   wazero.Runtime
-	mod  wazero.CompiledModule
-	init hostenv.Init // the guest runtime's init, found once
+	rt    wazero.Runtime
+	mod   wazero.CompiledModule
+	init  hostenv.Init // the guest runtime's init, found once
+	guard *listGuard   // the lister's checks, when it runs the module without interruption points
 }
 
 // Close releases the runtime and everything compiled in it.

@@ -82,6 +82,7 @@ type callState struct {
 	cb         Callbacks      // where the guest reports (CallOptions.Callbacks), or nil
 	net        *netCall       // the call's HTTP requests (net.go), from its first
 	plugin     *Plugin        // the plugin called (its network guard)
+	gate       *tierGate      // an interpreted call's (tier.go), or nil
 }
 
 // callStateFrom is the running call's state, or nil outside a call.

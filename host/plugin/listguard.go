@@ -29,7 +29,8 @@ import (
 
 // listGuard is the state of one lister's checks. Its fields are used by
 // the goroutine running the read only (reads on a lister are serialized
-// by listInstMu), so they need no locks.
+// by listInstMu, the calls it serves after them by interpSlot: tier.go),
+// so they need no locks.
 type listGuard struct {
 	mod     *wasmbin.Module // what Preflight found
 	frames  []int32         // frame estimate of each function the main module defines

@@ -84,6 +84,9 @@ func (netHTTP) Request(ctx context.Context, in *hostenv.Instance, request, body 
 		if nc == nil {
 			return badRequest("http_request is not available outside a call")
 		}
+		if st := callStateFrom(ctx); st != nil && !st.gate.commit() {
+			return badRequest("http_request: the call is being run again on machine code")
+		}
 		raw, err := readBlock(k, request, maxRequestJSON)
 		if err != nil {
 			return badRequest("http_request: the request: %v", err)

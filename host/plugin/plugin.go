@@ -226,6 +226,7 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 	p := &Plugin{
 		cfg: cfg, rt: rt, exports: exports, roots: roots, net: guard, digest: digest, needsWASI: needsWASI,
 		slots: make(chan struct{}, cfg.Concurrency), Module: mod, ABIVersion: abi.Version,
+		code:    code{interpSlot: make(chan struct{}, 1)},
 		prepKey: pk, declKey: dk,
 	}
 	if err := rt.checkBudget(p); err != nil {

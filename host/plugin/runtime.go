@@ -60,19 +60,18 @@ type RuntimeOptions struct {
 
 // Runtime is the process-wide state shared by all plugins.
 type Runtime struct {
-	cache wazero.CompilationCache
-	lc    *loadCache // nil: no load cache
-	// compileMu serializes compilation (see compile).
-	compileMu sync.Mutex
-	building  sync.WaitGroup // background compilations (code.go)
-	builds    atomic.Int64   // those under way
-	loads     loadCounts
-	mem       *memalloc.Allocator
-	budget    uint64 // MemoryBudget
-	logger    *slog.Logger
-	slots     chan struct{} // process-wide call slots
-	cpu       *cpusched.Scheduler
-	calls     callCounts // for Stats
+	cache    wazero.CompilationCache
+	lc       *loadCache     // nil: no load cache
+	queue    buildQueue     // builds of machine code take turns (buildqueue.go)
+	building sync.WaitGroup // background compilations (code.go)
+	builds   atomic.Int64   // those under way
+	loads    loadCounts
+	mem      *memalloc.Allocator
+	budget   uint64 // MemoryBudget
+	logger   *slog.Logger
+	slots    chan struct{} // process-wide call slots
+	cpu      *cpusched.Scheduler
+	calls    callCounts // for Stats
 }
 
 // DefaultCacheDir is where compiled plugins are cached: the user cache

@@ -70,7 +70,7 @@ func TestRunEchoOnly(t *testing.T) {
 		"1 stdio 2025-11-25 p99 wasm / node",
 		"1 stdio 2026-07-28 p50 wasm / node",
 		"1 stdio 2026-07-28 p99 wasm / node",
-		figColdEmpty, figColdWarm, figHandshake, figColdCPU, figIdleRSS, // no --cold-plugins
+		figColdEmpty, figColdWarm, figHandshake, figColdCPU, figIdleRSS, figFirstEmpty, figFirstWarm, // no --cold-plugins
 		figInflight, figNoisy, figSpin, figRecurse, // no nap, spin or recurse fixture
 	}
 	for _, f := range measured {
