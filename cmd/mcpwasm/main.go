@@ -20,6 +20,7 @@ import (
 	"os"
 
 	"github.com/mcpwasm/mcpwasm/host/confine"
+	"github.com/mcpwasm/mcpwasm/host/isolate"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -78,6 +79,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdPull(args[1:], stderr)
 	case "trust":
 		return cmdTrust(args[1:], stdout, stderr)
+	case isolate.Subcommand: // hidden: a plugin's worker, started by serve
+		return isolate.WorkerMain()
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "mcpwasm", version)
 		return 0

@@ -1,0 +1,45 @@
+package isolate_test
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/mcpwasm/mcpwasm/host/confine"
+	"github.com/mcpwasm/mcpwasm/host/isolate"
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
+)
+
+// workerEnv makes the test binary a worker (TestMain).
+const workerEnv = "MCPWASM_ISOLATE_TEST_WORKER=1"
+
+func TestMain(m *testing.M) {
+	if os.Getenv("MCPWASM_ISOLATE_TEST_WORKER") == "1" {
+		os.Exit(isolate.WorkerMain())
+	}
+	os.Exit(m.Run())
+}
+
+// newWorker starts a worker (this test binary) for a fixture.
+func newWorker(t testing.TB, name string, cfg plugin.Config, mode confine.Mode) *isolate.Worker {
+	t.Helper()
+	data, err := os.ReadFile(fixture.Path(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Name, cfg.Source, cfg.Wasm = name, name+".wasm", data
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	w := isolate.New(isolate.Options{Config: cfg, Exe: os.Args[0], Args: []string{}, Env: []string{workerEnv},
+		CacheDir: t.TempDir(), Confine: mode})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := w.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.Close() })
+	return w
+}
