@@ -64,14 +64,12 @@ func runProbes(p []byte) []ProbeResult {
 	if t.Exec != "" {
 		add("exec "+t.Exec, exec.Command(t.Exec).Run())
 	}
-	if t.Pid > 0 {
-		err := unix.PtraceAttach(t.Pid)
-		if err == nil {
-			unix.PtraceDetach(t.Pid)
-		}
-		add(fmt.Sprintf("ptrace %d", t.Pid), err)
+	if t.Ptrace > 0 {
+		add(fmt.Sprintf("ptrace %d", t.Ptrace), unix.PtraceAttach(t.Ptrace))
+	}
+	if t.Signal > 0 {
 		// Signal 0 checks the right to signal without sending one.
-		add(fmt.Sprintf("signal %d", t.Pid), unix.Kill(t.Pid, 0))
+		add(fmt.Sprintf("signal %d", t.Signal), unix.Kill(t.Signal, 0))
 	}
 	return out
 }

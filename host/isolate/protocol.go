@@ -114,7 +114,8 @@ type ProbeTargets struct {
 	Write   []string `json:"write,omitempty"`   // folders to create a file in
 	Connect []int    `json:"connect,omitempty"` // 127.0.0.1 TCP ports to connect to
 	Exec    string   `json:"exec,omitempty"`    // a program to run
-	Pid     int      `json:"pid,omitempty"`     // a process to ptrace and signal (the server)
+	Signal  int      `json:"signal,omitempty"`  // a process to signal (signal 0: the right, not the act): the server
+	Ptrace  int      `json:"ptrace,omitempty"`  // a process to ptrace-attach (left stopped if that works)
 }
 
 // ProbeResult is one escape attempt made in a worker (probe builds only).
