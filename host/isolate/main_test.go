@@ -16,14 +16,24 @@ import (
 const workerEnv = "MCPWASM_ISOLATE_TEST_WORKER=1"
 
 func TestMain(m *testing.M) {
-	if os.Getenv("MCPWASM_ISOLATE_TEST_WORKER") == "1" {
+	// This test binary is also the worker and the launcher, as mcpwasm is.
+	if os.Getenv("MCPWASM_ISOLATE_TEST_WORKER") == "1" || len(os.Args) > 1 && os.Args[1] == isolate.Subcommand {
 		os.Exit(isolate.WorkerMain())
+	}
+	if len(os.Args) > 1 && os.Args[1] == isolate.LauncherSubcommand {
+		os.Exit(isolate.LauncherMain())
 	}
 	os.Exit(m.Run())
 }
 
 // newWorker starts a worker (this test binary) for a fixture.
 func newWorker(t testing.TB, name string, cfg plugin.Config, mode confine.Mode) *isolate.Worker {
+	t.Helper()
+	return newWorkerVia(t, nil, name, cfg, mode)
+}
+
+// newWorkerVia starts a worker through l (nil: directly).
+func newWorkerVia(t testing.TB, l *isolate.Launcher, name string, cfg plugin.Config, mode confine.Mode) *isolate.Worker {
 	t.Helper()
 	data, err := os.ReadFile(fixture.Path(t, name))
 	if err != nil {
@@ -34,7 +44,7 @@ func newWorker(t testing.TB, name string, cfg plugin.Config, mode confine.Mode) 
 		cfg.Timeout = 5 * time.Second
 	}
 	w := isolate.New(isolate.Options{Config: cfg, Exe: os.Args[0], Args: []string{}, Env: []string{workerEnv},
-		CacheDir: t.TempDir(), Confine: mode})
+		CacheDir: t.TempDir(), Confine: mode, Launcher: l})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if _, err := w.Start(ctx); err != nil {
