@@ -81,6 +81,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdTrust(args[1:], stdout, stderr)
 	case isolate.Subcommand: // hidden: a plugin's worker, started by serve
 		return isolate.WorkerMain()
+	case isolate.LauncherSubcommand: // hidden: starts workers for a confined serve
+		return isolate.LauncherMain()
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "mcpwasm", version)
 		return 0

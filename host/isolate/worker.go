@@ -329,14 +329,25 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// cacheFor is the compile cache folder of a worker running the module
-// with this digest, under the server's cache folder: its own, so that it
-// may write it and read no other plugin's code.
-func cacheFor(serverCache, digest string) string {
+// CacheRoot is the folder beside the server's compile cache that holds
+// the workers' caches ("" when the server has none). The server's
+// confinement, which a launcher and its workers inherit, must allow it.
+func CacheRoot(serverCache string) string {
 	if serverCache == "off" || serverCache == "" {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(filepath.Clean(serverCache)), "wazero-isolated")
+}
+
+// cacheFor is the compile cache folder of a worker running the module
+// with this digest: its own, so that it may write it and read no other
+// plugin's code.
+func cacheFor(serverCache, digest string) string {
+	root := CacheRoot(serverCache)
+	if root == "" {
 		return "off"
 	}
-	return filepath.Join(serverCache, "isolated", digest[:16])
+	return filepath.Join(root, digest[:16])
 }
 
 // WorkerMain runs a worker on the socket inherited as file descriptor 3
