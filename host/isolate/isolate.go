@@ -21,6 +21,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -188,8 +189,14 @@ func (w *Worker) do(ctx context.Context, kind byte, export string, input []byte,
 		case r := <-pc.ch:
 			return r.out, r.err
 		case <-done:
-			done = nil
-			p.cancel(id) // the worker answers cancelled; the timer still holds
+			// As in process, the caller is answered now; the worker
+			// stops the guest.
+			p.cancel(id)
+			p.forget(id)
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, &plugin.Error{Category: abi.ErrTimeout, Message: "the request's deadline passed before the tool finished", Err: ctx.Err()}
+			}
+			return nil, &plugin.Error{Category: abi.ErrCancelled, Message: "the call was cancelled by the client", Err: ctx.Err()}
 		case <-timer.C:
 			p.kill(fmt.Sprintf("a call to %s ran %s past its time limit of %s", export, grace, limit))
 			return nil, &plugin.Error{Category: abi.ErrTimeout,

@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/isolate/internal/frame"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"golang.org/x/sys/unix"
 )
 
@@ -203,7 +205,7 @@ func (p *proc) callback(f frame.Frame) {
 	}
 	go func() {
 		defer func() { <-p.cbSlots }()
-		raw, err := deliver(pc, m, payload)
+		raw, err := deliver(pc, m, payload, p.w.opts.Config.Name, p.w.digest)
 		var rep replyMsg
 		var he *abi.HostError
 		if errors.As(err, &he) {
@@ -216,7 +218,10 @@ func (p *proc) callback(f frame.Frame) {
 }
 
 // deliver runs one callback on the call's plugin.Callbacks.
-func deliver(pc *pendingCall, m callbackMsg, payload []byte) (json.RawMessage, error) {
+func deliver(pc *pendingCall, m callbackMsg, payload []byte, name, digest string) (json.RawMessage, error) {
+	if m.Kind == cbAudit {
+		return nil, recordAudit(pc.ctx, payload, name, digest)
+	}
 	cb := pc.cb
 	if cb == nil {
 		if m.Kind == cbRequest {
@@ -240,6 +245,27 @@ func deliver(pc *pendingCall, m callbackMsg, payload []byte) (json.RawMessage, e
 	return nil, fmt.Errorf("unknown callback kind %q", m.Kind)
 }
 
+// recordAudit writes a worker's audit event to the call's audit log (and
+// a filesystem refusal to its span, as in process). Only what the guards
+// record is accepted (denials and network requests), always in the
+// worker's own plugin's name: a hostile worker cannot write calls, or
+// speak for another plugin.
+func recordAudit(ctx context.Context, payload []byte, name, digest string) error {
+	var e audit.Event
+	if err := json.Unmarshal(payload, &e); err != nil {
+		return err
+	}
+	if e.Kind != audit.KindDenial && e.Kind != audit.KindNet {
+		return fmt.Errorf("audit events of kind %q are the server's to record", e.Kind)
+	}
+	e.Plugin, e.SHA256 = name, digest
+	audit.FromContext(ctx).Record(e)
+	if e.Kind == audit.KindDenial && e.Denial == audit.DenyFS {
+		tracing.Event(ctx, "mcpwasm.fs.refused", tracing.KeyFSReason, e.Reason)
+	}
+	return nil
+}
+
 // send registers a call and sends it.
 func (p *proc) send(ctx context.Context, id uint64, kind byte, m callMsg, input []byte, cb plugin.Callbacks) (*pendingCall, *plugin.Error) {
 	pc := &pendingCall{ctx: ctx, cb: cb, ch: make(chan result, 1)}
@@ -257,6 +283,13 @@ func (p *proc) send(ctx context.Context, id uint64, kind byte, m callMsg, input 
 		return nil, crashed("the call could not be sent to the plugin's worker process: " + err.Error())
 	}
 	return pc, nil
+}
+
+// forget drops a call whose caller no longer waits.
+func (p *proc) forget(id uint64) {
+	p.mu.Lock()
+	delete(p.pending, id)
+	p.mu.Unlock()
 }
 
 // cancel tells the worker a call's client gave up.

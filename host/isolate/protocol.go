@@ -93,6 +93,9 @@ const (
 	cbLog      = "log"
 	cbRequest  = "request"
 	cbNotify   = "notify"
+	// cbAudit carries an audit event the sandbox's guards recorded in the
+	// worker (a denial, a network request) to the call's audit log.
+	cbAudit = "audit"
 )
 
 type callbackMsg struct {

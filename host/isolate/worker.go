@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 
 	"github.com/mcpwasm/mcpwasm/abi"
+	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/confine"
 	"github.com/mcpwasm/mcpwasm/host/isolate/internal/frame"
 	"github.com/mcpwasm/mcpwasm/host/netguard"
@@ -247,6 +248,7 @@ func (s *session) call(ctx context.Context, f frame.Frame) {
 		out, cerr = s.p.List(ctx, m.Export, input)
 	default:
 		co := plugin.CallOptions{Mounts: m.Mounts, Callbacks: proxy{s, f.ID}}
+		ctx = audit.WithLog(ctx, s.auditLog(ctx, f.ID))
 		if m.TimeoutMs > 0 {
 			co.Timeout = msDuration(m.TimeoutMs)
 		}
@@ -258,6 +260,19 @@ func (s *session) call(ctx context.Context, f frame.Frame) {
 		out = nil
 	}
 	_ = s.w.Write(frame.Frame{Kind: kindResult, ID: f.ID, Payload: packJSON(res, out)})
+}
+
+// auditLog is a call's audit log in the worker: what the sandbox's
+// guards record goes to the server, which writes it to the call's own.
+func (s *session) auditLog(ctx context.Context, call uint64) *audit.Log {
+	l := audit.New(nil, false)
+	l.Observe(func(e audit.Event) {
+		b, err := json.Marshal(e)
+		if err == nil {
+			_, _ = s.callback(ctx, call, cbAudit, "", b)
+		}
+	})
+	return l
 }
 
 // callback hands a guest's callback to the server and waits for its

@@ -16,6 +16,8 @@ type Isolation struct {
 	// Launcher starts workers once the server is confined (it can no
 	// longer exec); nil: the server execs them itself.
 	Launcher *isolate.Launcher
+	// Exe is the binary workers run. Default: this one.
+	Exe string
 	// CacheDir is the server's compile cache folder ("off": none).
 	CacheDir string
 	// Confine is the workers' confinement mode.
@@ -77,7 +79,7 @@ func (c *Catalog) runConfig(s Spec) plugin.Config {
 	cfg := s.Config
 	if c.isolates(s) {
 		iso := c.isolation
-		cfg.Remote = isolate.New(isolate.Options{Config: s.Config, CacheDir: iso.CacheDir, Confine: iso.Confine,
+		cfg.Remote = isolate.New(isolate.Options{Config: s.Config, Exe: iso.Exe, CacheDir: iso.CacheDir, Confine: iso.Confine,
 			Launcher: iso.Launcher, Logger: iso.Logger})
 	}
 	return cfg

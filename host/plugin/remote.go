@@ -45,7 +45,9 @@ func (p *Plugin) loadRemote(ctx context.Context, decl *declarations) (*Plugin, e
 // invokeRemote is InvokeWith for a plugin with a Remote.
 func (p *Plugin) invokeRemote(ctx context.Context, export string, input []byte, co CallOptions) ([]byte, *Error) {
 	ctx, span := tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
+	p.rt.calls.inFlight.Add(1)
 	out, cerr := p.cfg.Remote.Invoke(ctx, export, input, co)
+	p.rt.calls.inFlight.Add(-1)
 	co.Record.note(out, cerr)
 	if span != nil {
 		oc, msg := "ok", ""
