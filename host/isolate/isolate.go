@@ -56,7 +56,8 @@ type Options struct {
 	// Default confine.Auto. Off is for the escape probes' control only.
 	Confine confine.Mode
 	// Grace is how long past a call's limit the worker may take to answer
-	// before it is killed. Default: a tenth of the limit, at least 100ms.
+	// before it is killed. Default: a twentieth of the limit, at least 50ms
+	// (a restart costs a few milliseconds; docs/performance.md).
 	Grace time.Duration
 	// Launcher starts the worker process when the server can no longer
 	// exec (it is confined): see Launcher. Nil: exec directly.
@@ -161,7 +162,7 @@ func (w *Worker) limit(co plugin.CallOptions) (time.Duration, time.Duration) {
 	}
 	grace := w.opts.Grace
 	if grace <= 0 {
-		grace = max(100*time.Millisecond, limit/10)
+		grace = max(50*time.Millisecond, limit/20)
 	}
 	return limit, grace
 }
@@ -256,24 +257,30 @@ func (w *Worker) backoffLocked() time.Duration {
 	return min(maxBackoff, 100*time.Millisecond<<(n-2))
 }
 
-// start starts a process after delay and makes it current.
+// start starts a process after delay and makes it current; one started
+// after Close is stopped at once.
 func (w *Worker) start(done chan struct{}, delay time.Duration) {
 	time.Sleep(delay)
 	t0 := time.Now()
 	p, err := w.launch()
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.starting = nil
 	w.startErr = err
 	w.starts++
-	if err != nil {
+	var late *proc
+	switch {
+	case err != nil:
 		w.logger.Error("plugin worker failed to start", "plugin", w.opts.Config.Name, "err", err)
 		w.crashedLocked()
-	} else if w.closed {
-		go p.close(time.Second)
-	} else {
+	case w.closed:
+		late = p
+	default:
 		w.cur = p
 		w.logger.Debug("plugin worker ready", "plugin", w.opts.Config.Name, "pid", p.h.pid(), "ms", time.Since(t0).Milliseconds(), "confined", p.confined)
+	}
+	w.mu.Unlock()
+	if late != nil {
+		late.close(time.Second)
 	}
 	close(done)
 }
@@ -332,9 +339,12 @@ func (w *Worker) Close() error {
 	w.mu.Unlock()
 	w.calls.Wait()
 	w.mu.Lock()
-	p := w.cur
+	p, starting := w.cur, w.starting
 	w.cur = nil
 	w.mu.Unlock()
+	if starting != nil {
+		<-starting // a start under way stops what it started
+	}
 	if p != nil {
 		p.close(2 * time.Second)
 	}

@@ -346,6 +346,7 @@ func (p *proc) close(timeout time.Duration) {
 	case <-time.After(timeout):
 		p.h.kill()
 	}
+	p.h.wait()
 }
 
 func crashed(msg string) *plugin.Error {
