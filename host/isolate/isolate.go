@@ -59,6 +59,10 @@ type Options struct {
 	// before it is killed. Default: a twentieth of the limit, at least 50ms
 	// (a restart costs a few milliseconds; docs/performance.md).
 	Grace time.Duration
+	// DataLimit is the kernel's bound on the worker's writable memory
+	// (RLIMIT_DATA): linear memories and the Go heap. Default:
+	// DefaultDataLimit for the plugin's limits; negative: none.
+	DataLimit int64
 	// Launcher starts the worker process when the server can no longer
 	// exec (it is confined): see Launcher. Nil: exec directly.
 	Launcher *Launcher
@@ -66,6 +70,20 @@ type Options struct {
 	Logger *slog.Logger
 	// LogLevel is the worker's own log level.
 	LogLevel slog.Level
+}
+
+// DataLimit is the default kernel bound on a worker's writable memory
+// for a plugin's limits: every call at once with its guest memory and its
+// kernel memory at their limit (each may reach memoryLimit), and 512 MiB
+// for the Go runtime and the compiler.
+func DefaultDataLimit(memoryLimit uint64, concurrency int) uint64 {
+	if memoryLimit == 0 {
+		memoryLimit = plugin.DefaultMemoryLimit
+	}
+	if concurrency <= 0 {
+		concurrency = plugin.DefaultConcurrency
+	}
+	return 2*memoryLimit*uint64(concurrency) + 512<<20
 }
 
 // Crash loop bounds: more than crashLimit crashes within crashWindow stop
@@ -128,6 +146,8 @@ type Stats struct {
 	Starts   int    // processes started
 	Crashes  int    // crashes within the crash window
 	Confined string // what the worker's confinement enforced
+	// DataLimit is the running worker's RLIMIT_DATA (0: none).
+	DataLimit uint64
 }
 
 // Stats returns the worker's figures.
@@ -136,7 +156,7 @@ func (w *Worker) Stats() Stats {
 	defer w.mu.Unlock()
 	s := Stats{Starts: w.starts, Crashes: len(w.crashes)}
 	if w.cur != nil && !w.cur.isDead() {
-		s.Pid, s.Confined = w.cur.h.pid(), w.cur.confined
+		s.Pid, s.Confined, s.DataLimit = w.cur.h.pid(), w.cur.confined, w.cur.dataLimit
 	}
 	return s
 }

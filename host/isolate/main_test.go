@@ -35,6 +35,13 @@ func newWorker(t testing.TB, name string, cfg plugin.Config, mode confine.Mode) 
 // newWorkerVia starts a worker through l (nil: directly).
 func newWorkerVia(t testing.TB, l *isolate.Launcher, name string, cfg plugin.Config, mode confine.Mode) *isolate.Worker {
 	t.Helper()
+	return newWorkerOpts(t, name, cfg, isolate.Options{Confine: mode, Launcher: l})
+}
+
+// newWorkerOpts starts a worker with o (its Config, Exe, Args, Env and
+// CacheDir set here).
+func newWorkerOpts(t testing.TB, name string, cfg plugin.Config, o isolate.Options) *isolate.Worker {
+	t.Helper()
 	data, err := os.ReadFile(fixture.Path(t, name))
 	if err != nil {
 		t.Fatal(err)
@@ -43,8 +50,8 @@ func newWorkerVia(t testing.TB, l *isolate.Launcher, name string, cfg plugin.Con
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 5 * time.Second
 	}
-	w := isolate.New(isolate.Options{Config: cfg, Exe: os.Args[0], Args: []string{}, Env: []string{workerEnv},
-		CacheDir: t.TempDir(), Confine: mode, Launcher: l})
+	o.Config, o.Exe, o.Args, o.Env, o.CacheDir = cfg, os.Args[0], []string{}, []string{workerEnv}, t.TempDir()
+	w := isolate.New(o)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if _, err := w.Start(ctx); err != nil {

@@ -61,6 +61,9 @@ func runProbes(p []byte) []ProbeResult {
 		}
 		add(fmt.Sprintf("connect 127.0.0.1:%d", port), err)
 	}
+	if t.GrowMiB > 0 {
+		add(fmt.Sprintf("grow %d MiB", t.GrowMiB), growWritable(t.GrowMiB<<20))
+	}
 	if t.Exec != "" {
 		add("exec "+t.Exec, exec.Command(t.Exec).Run())
 	}
@@ -72,4 +75,15 @@ func runProbes(p []byte) []ProbeResult {
 		add(fmt.Sprintf("signal %d", t.Signal), unix.Kill(t.Signal, 0))
 	}
 	return out
+}
+
+// growWritable reserves n bytes of address space and makes them writable,
+// as host/internal/memalloc grows a linear memory, then gives them back.
+func growWritable(n int) error {
+	b, err := unix.Mmap(-1, 0, n, unix.PROT_NONE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_NORESERVE)
+	if err != nil {
+		return err
+	}
+	defer unix.Munmap(b)
+	return unix.Mprotect(b, unix.PROT_READ|unix.PROT_WRITE)
 }

@@ -185,3 +185,30 @@ func TestEscapeProbesFollowGrants(t *testing.T) {
 		}
 	}
 }
+
+// TestMemoryBoundByKernel: a worker's writable memory is bounded by the
+// kernel (RLIMIT_DATA): growing past it the way a linear memory grows is
+// refused with ENOMEM, where a worker without the bound grows.
+func TestMemoryBoundByKernel(t *testing.T) {
+	for _, c := range []struct {
+		limit int64
+		want  syscall.Errno
+	}{{256 << 20, syscall.ENOMEM}, {-1, 0}} {
+		w := newWorkerOpts(t, "echo", plugin.Config{}, isolate.Options{Confine: confine.Required, DataLimit: c.limit})
+		if c.limit > 0 && w.Stats().DataLimit != uint64(c.limit) {
+			t.Fatalf("worker reports RLIMIT_DATA %d, want %d", w.Stats().DataLimit, c.limit)
+		}
+		res, err := w.Probe(context.Background(), isolate.ProbeTargets{GrowMiB: 512})
+		if err != nil || len(res) != 1 {
+			t.Fatalf("%v %v", res, err)
+		}
+		if res[0].Errno != int(c.want) {
+			t.Errorf("limit %d: grow 512 MiB: errno %d (%s), want %d", c.limit, res[0].Errno, res[0].Err, c.want)
+		}
+	}
+	// And the plugin's own calls still run under the default bound.
+	w := newWorker(t, "echo", plugin.Config{}, confine.Required)
+	if w.Stats().DataLimit != isolate.DefaultDataLimit(0, 0) {
+		t.Fatalf("default RLIMIT_DATA %d", w.Stats().DataLimit)
+	}
+}

@@ -29,12 +29,13 @@ type handle interface {
 
 // proc is one worker process and its side of the protocol.
 type proc struct {
-	w        *Worker
-	h        handle
-	conn     net.Conn
-	fw       *frame.Writer
-	abi      int
-	confined string
+	w         *Worker
+	h         handle
+	conn      net.Conn
+	fw        *frame.Writer
+	abi       int
+	confined  string
+	dataLimit uint64
 
 	mu      sync.Mutex
 	pending map[uint64]*pendingCall
@@ -99,6 +100,12 @@ func (p *proc) handshake() error {
 		MemoryLimit: c.MemoryLimit, MaxOutput: c.MaxOutput, Concurrency: c.Concurrency, GuestConfig: c.GuestConfig,
 		NetGrants: c.Network.Grants, NetLimits: c.Network.Limits, Interrupts: c.Interrupts,
 		CacheDir: cacheFor(p.w.opts.CacheDir, p.w.digest), Confine: p.w.opts.Confine, LogLevel: int(p.w.opts.LogLevel)}
+	switch {
+	case p.w.opts.DataLimit > 0:
+		sp.DataLimit = uint64(p.w.opts.DataLimit)
+	case p.w.opts.DataLimit == 0:
+		sp.DataLimit = DefaultDataLimit(c.MemoryLimit, c.Concurrency)
+	}
 	for _, g := range c.Grants {
 		sp.Grants = append(sp.Grants, grantSpec{Path: g.Path, ReadOnly: g.ReadOnly})
 	}
@@ -123,7 +130,7 @@ func (p *proc) handshake() error {
 	if r.Error != "" {
 		return errors.New(r.Error)
 	}
-	p.abi, p.confined = r.ABIVersion, r.Confined
+	p.abi, p.confined, p.dataLimit = r.ABIVersion, r.Confined, r.DataLimit
 	return nil
 }
 

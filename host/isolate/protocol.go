@@ -56,6 +56,7 @@ type spec struct {
 	CacheDir    string               `json:"cache_dir"`
 	Confine     confine.Mode         `json:"confine"`
 	LogLevel    int                  `json:"log_level"`
+	DataLimit   uint64               `json:"data_limit"` // RLIMIT_DATA, bytes (0: none)
 }
 
 type grantSpec struct {
@@ -66,6 +67,7 @@ type grantSpec struct {
 type readyMsg struct {
 	ABIVersion int      `json:"abi_version"`
 	Confined   string   `json:"confined"` // confine.Report.String()
+	DataLimit  uint64   `json:"data_limit,omitempty"`
 	Missing    []string `json:"missing,omitempty"`
 	Error      string   `json:"error,omitempty"`
 }
@@ -113,12 +115,13 @@ type replyMsg struct {
 // its guest had escaped wazero: its Go code makes the system calls a guest
 // would then make.
 type ProbeTargets struct {
-	Read    []string `json:"read,omitempty"`    // files to read (another plugin's, the config, tokens, state key)
-	Write   []string `json:"write,omitempty"`   // folders to create a file in
-	Connect []int    `json:"connect,omitempty"` // 127.0.0.1 TCP ports to connect to
-	Exec    string   `json:"exec,omitempty"`    // a program to run
-	Signal  int      `json:"signal,omitempty"`  // a process to signal (signal 0: the right, not the act): the server
-	Ptrace  int      `json:"ptrace,omitempty"`  // a process to ptrace-attach (left stopped if that works)
+	Read    []string `json:"read,omitempty"`     // files to read (another plugin's, the config, tokens, state key)
+	Write   []string `json:"write,omitempty"`    // folders to create a file in
+	Connect []int    `json:"connect,omitempty"`  // 127.0.0.1 TCP ports to connect to
+	Exec    string   `json:"exec,omitempty"`     // a program to run
+	GrowMiB int      `json:"grow_mib,omitempty"` // reserve this much and make it writable, as the memory allocator grows a memory
+	Signal  int      `json:"signal,omitempty"`   // a process to signal (signal 0: the right, not the act): the server
+	Ptrace  int      `json:"ptrace,omitempty"`   // a process to ptrace-attach (left stopped if that works)
 }
 
 // ProbeResult is one escape attempt made in a worker (probe builds only).

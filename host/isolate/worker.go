@@ -21,6 +21,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/isolate/internal/frame"
 	"github.com/mcpwasm/mcpwasm/host/netguard"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"golang.org/x/sys/unix"
 )
 
 // ServeWorker is a worker's whole life (the hidden subcommand): it reads
@@ -49,13 +50,22 @@ func ServeWorker(conn io.ReadWriteCloser, logger *slog.Logger) error {
 	if err != nil {
 		return fail(err)
 	}
+	if sp.DataLimit > 0 {
+		// The kernel's bound on the worker's writable memory: every linear
+		// memory grows by making reserved pages writable, and the Go heap
+		// by mapping them so; past it both fail (ENOMEM).
+		lim := unix.Rlimit{Cur: sp.DataLimit, Max: sp.DataLimit}
+		if err := unix.Setrlimit(unix.RLIMIT_DATA, &lim); err != nil {
+			return fail(fmt.Errorf("RLIMIT_DATA: %w", err))
+		}
+	}
 	p, rt, err := loadPlugin(sp, wasm, logger)
 	if err != nil {
 		return fail(err)
 	}
 	defer rt.Close(context.Background())
 	defer p.Close(context.Background())
-	ready := readyMsg{ABIVersion: p.ABIVersion, Confined: rep.String(), Missing: rep.Missing}
+	ready := readyMsg{ABIVersion: p.ABIVersion, Confined: rep.String(), Missing: rep.Missing, DataLimit: sp.DataLimit}
 	if err := w.Write(frame.Frame{Kind: kindReady, Payload: mustJSON(ready)}); err != nil {
 		return err
 	}
