@@ -20,6 +20,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("MCPWASM_ISOLATE_TEST_WORKER") == "1" || len(os.Args) > 1 && os.Args[1] == isolate.Subcommand {
 		os.Exit(isolate.WorkerMain())
 	}
+	if mode := os.Getenv(hostileEnv); mode != "" {
+		os.Exit(hostileWorker(mode))
+	}
 	if len(os.Args) > 1 && os.Args[1] == isolate.LauncherSubcommand {
 		os.Exit(isolate.LauncherMain())
 	}

@@ -341,19 +341,25 @@ func (p *proc) die(why string, killed bool) {
 	})
 }
 
-// close ends the worker politely: its socket closes, it exits when its
-// calls are cancelled; after timeout it is killed.
+// close ends the worker politely: its socket closes and it exits once
+// its calls are cancelled; after timeout it is killed. close returns when
+// the process has ended.
 func (p *proc) close(timeout time.Duration) {
 	p.mu.Lock()
 	p.killed = true // not a crash
 	p.mu.Unlock()
 	p.conn.Close()
+	exited := make(chan struct{})
+	go func() {
+		p.h.wait()
+		close(exited)
+	}()
 	select {
-	case <-p.dead:
+	case <-exited:
 	case <-time.After(timeout):
 		p.h.kill()
+		<-exited
 	}
-	p.h.wait()
 }
 
 func crashed(msg string) *plugin.Error {

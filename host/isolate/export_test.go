@@ -1,0 +1,11 @@
+package isolate
+
+// Frame kinds, for the tests' hostile workers.
+const (
+	KindSpec     = kindSpec
+	KindWasm     = kindWasm
+	KindReady    = kindReady
+	KindCall     = kindCall
+	KindResult   = kindResult
+	KindCallback = kindCallback
+)
