@@ -38,6 +38,10 @@ func (p *Plugin) loadRemote(ctx context.Context, decl *declarations) (*Plugin, e
 	p.ABIVersion = v
 	if decl.Lists != nil {
 		p.decl = decl
+	} else {
+		// The remote's answers are recorded as a guest's in process are,
+		// for KeepDeclarations to write to the load cache.
+		p.recording = &declarations{Module: p.Module, ABIVersion: v, Lists: map[string][]byte{}}
 	}
 	return p, nil
 }
@@ -60,14 +64,32 @@ func (p *Plugin) invokeRemote(ctx context.Context, export string, input []byte, 
 }
 
 // listRemote is List for a plugin with a Remote: from the cached
-// declarations if they hold the answer, else from the remote.
+// declarations if they hold the answer, else from the remote (in a span,
+// as in process), its answer recorded for the load cache.
 func (p *Plugin) listRemote(ctx context.Context, export string, input []byte) ([]byte, *Error) {
+	k := listKey(export, input)
 	if p.decl != nil {
-		if out, ok := p.decl.Lists[listKey(export, input)]; ok {
+		if out, ok := p.decl.Lists[k]; ok {
 			return append([]byte(nil), out...), nil
 		}
 	}
-	return p.cfg.Remote.List(ctx, export, input)
+	ctx, span := tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
+	out, cerr := p.cfg.Remote.List(ctx, export, input)
+	if span != nil {
+		oc, msg := "ok", ""
+		if cerr != nil {
+			oc, msg = string(cerr.Category), cerr.Message
+		}
+		span.EndPluginCall(oc, 0, 0, msg)
+	}
+	if cerr == nil {
+		p.recMu.Lock()
+		if p.recording != nil {
+			p.recording.Lists[k] = append([]byte(nil), out...)
+		}
+		p.recMu.Unlock()
+	}
+	return out, cerr
 }
 
 // closeRemote closes the plugin's Remote, if it has one.
