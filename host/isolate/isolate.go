@@ -111,7 +111,10 @@ type Worker struct {
 	brokenUntil time.Time
 	closed      bool
 	starts      int
-	calls       sync.WaitGroup
+	// check and checkWriteDir: a worker started by Check
+	check         bool
+	checkWriteDir string
+	calls         sync.WaitGroup
 }
 
 // New returns a Worker for opts.Config; Start starts it.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/audit"
+	"github.com/mcpwasm/mcpwasm/host/confine"
 	"github.com/mcpwasm/mcpwasm/host/isolate/internal/frame"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
@@ -36,6 +37,7 @@ type proc struct {
 	abi       int
 	confined  string
 	dataLimit uint64
+	attempts  []confine.Attempt // a check worker's (Check)
 
 	mu      sync.Mutex
 	pending map[uint64]*pendingCall
@@ -99,7 +101,8 @@ func (p *proc) handshake() error {
 	sp := spec{Name: c.Name, Source: c.Source, SHA256: p.w.digest, TaskModes: c.TaskModes, Timeout: c.Timeout,
 		MemoryLimit: c.MemoryLimit, MaxOutput: c.MaxOutput, Concurrency: c.Concurrency, GuestConfig: c.GuestConfig,
 		NetGrants: c.Network.Grants, NetLimits: c.Network.Limits, Interrupts: c.Interrupts,
-		CacheDir: cacheFor(p.w.opts.CacheDir, p.w.digest), Confine: p.w.opts.Confine, LogLevel: int(p.w.opts.LogLevel)}
+		CacheDir: cacheFor(p.w.opts.CacheDir, p.w.digest), Confine: p.w.opts.Confine, LogLevel: int(p.w.opts.LogLevel),
+		Check: p.w.check, CheckWriteDir: p.w.checkWriteDir}
 	switch {
 	case p.w.opts.DataLimit > 0:
 		sp.DataLimit = uint64(p.w.opts.DataLimit)
@@ -130,7 +133,7 @@ func (p *proc) handshake() error {
 	if r.Error != "" {
 		return errors.New(r.Error)
 	}
-	p.abi, p.confined, p.dataLimit = r.ABIVersion, r.Confined, r.DataLimit
+	p.abi, p.confined, p.dataLimit, p.attempts = r.ABIVersion, r.Confined, r.DataLimit, r.Attempts
 	return nil
 }
 

@@ -56,7 +56,11 @@ type spec struct {
 	CacheDir    string               `json:"cache_dir"`
 	Confine     confine.Mode         `json:"confine"`
 	LogLevel    int                  `json:"log_level"`
-	DataLimit   uint64               `json:"data_limit"` // RLIMIT_DATA, bytes (0: none)
+	// Check: confine, make validate --confine's attempts, report, exit;
+	// CheckWriteDir is the folder outside the policy to try writing into.
+	Check         bool   `json:"check,omitempty"`
+	CheckWriteDir string `json:"check_write_dir,omitempty"`
+	DataLimit     uint64 `json:"data_limit"` // RLIMIT_DATA, bytes (0: none)
 }
 
 type grantSpec struct {
@@ -65,11 +69,12 @@ type grantSpec struct {
 }
 
 type readyMsg struct {
-	ABIVersion int      `json:"abi_version"`
-	Confined   string   `json:"confined"` // confine.Report.String()
-	DataLimit  uint64   `json:"data_limit,omitempty"`
-	Missing    []string `json:"missing,omitempty"`
-	Error      string   `json:"error,omitempty"`
+	ABIVersion int               `json:"abi_version"`
+	Confined   string            `json:"confined"` // confine.Report.String()
+	DataLimit  uint64            `json:"data_limit,omitempty"`
+	Attempts   []confine.Attempt `json:"attempts,omitempty"`
+	Missing    []string          `json:"missing,omitempty"`
+	Error      string            `json:"error,omitempty"`
 }
 
 type callMsg struct {

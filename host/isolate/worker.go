@@ -45,6 +45,9 @@ func ServeWorker(conn io.ReadWriteCloser, logger *slog.Logger) error {
 			return fail(fmt.Errorf("worker cache %s: %w", sp.CacheDir, err))
 		}
 	}
+	if sp.Check {
+		return checkWorker(sp, w)
+	}
 	// The wall goes up before any plugin code is read or run.
 	rep, err := confine.Apply(workerPolicy(sp), sp.Confine)
 	if err != nil {
@@ -71,6 +74,27 @@ func ServeWorker(conn io.ReadWriteCloser, logger *slog.Logger) error {
 	}
 	s := &session{p: p, w: w, calls: map[uint64]context.CancelFunc{}, waiting: map[uint64]chan []byte{}}
 	return s.serve(r)
+}
+
+// checkWorker confines the worker as it would for its plugin, makes the
+// attempts validate --confine makes in the server (host/confine.Check),
+// reports them and ends: no plugin is loaded.
+func checkWorker(sp spec, w *frame.Writer) error {
+	pol := workerPolicy(sp)
+	check, err := confine.PrepareCheck(pol, sp.CheckWriteDir)
+	if err != nil {
+		_ = w.Write(frame.Frame{Kind: kindReady, Payload: mustJSON(readyMsg{Error: err.Error()})})
+		return err
+	}
+	defer check.Close()
+	rep, err := confine.Apply(pol, sp.Confine)
+	if err != nil {
+		_ = w.Write(frame.Frame{Kind: kindReady, Payload: mustJSON(readyMsg{Error: err.Error()})})
+		return err
+	}
+	check.Report = rep
+	r := readyMsg{Confined: rep.String(), Missing: rep.Missing, Attempts: check.Run()}
+	return w.Write(frame.Frame{Kind: kindReady, Payload: mustJSON(r)})
 }
 
 // readSpec reads the spec and the module, and checks the module's digest.

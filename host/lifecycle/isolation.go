@@ -1,9 +1,12 @@
 package lifecycle
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/confine"
 	"github.com/mcpwasm/mcpwasm/host/isolate"
@@ -88,3 +91,40 @@ func (c *Catalog) runConfig(s Spec) plugin.Config {
 // SetIsolation gives the catalog the means to start workers; until then
 // isolated plugins run in process.
 func (c *Catalog) SetIsolation(iso *Isolation) { c.isolation = iso }
+
+// checkWorkers is validate --confine for the isolated plugins among
+// specs: each one's worker policy, then the attempts a worker confined to
+// it makes (isolate.Check), one line each. It returns how many were not
+// refused. It runs before validate confines itself: it execs.
+func checkWorkers(specs []Spec, cacheDir, writeDir string, stdout, stderr io.Writer) int {
+	if cacheDir == "" {
+		cacheDir = plugin.DefaultCacheDir()
+	}
+	failed := 0
+	for _, s := range specs {
+		if !s.Isolated {
+			continue
+		}
+		o := isolate.Options{Config: s.Config, CacheDir: cacheDir, Confine: confine.Auto}
+		fmt.Fprintf(stdout, "worker %s: %s\n", s.Config.Name, isolate.DescribePolicy(isolate.PolicyFor(o)))
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		confined, attempts, err := isolate.Check(ctx, o, writeDir)
+		cancel()
+		if err != nil {
+			fmt.Fprintf(stderr, "mcpwasm validate: worker %s: %v\n", s.Config.Name, err)
+			failed++
+			continue
+		}
+		fmt.Fprintf(stdout, "worker %s confined: %s\n", s.Config.Name, confined)
+		for _, a := range attempts {
+			fmt.Fprintf(stdout, "worker %s: %s\n", s.Config.Name, a)
+			if !a.Refused {
+				failed++
+			}
+		}
+	}
+	if failed > 0 {
+		fmt.Fprintln(stderr, "mcpwasm validate: confinement check failed in a worker: an attempt was not refused (FAILED lines)")
+	}
+	return failed
+}
