@@ -9,3 +9,6 @@ const (
 	KindResult   = kindResult
 	KindCallback = kindCallback
 )
+
+// RaceEnabled: workers of this test binary run under the race detector.
+const RaceEnabled = raceEnabled

@@ -146,9 +146,9 @@ func (p *proc) read() {
 		if err != nil {
 			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
 				p.die("closed its socket", false)
-			} else {
-				p.h.kill()
+			} else { // answered first, so the kill is not taken for the cause
 				p.die("broke the protocol: "+err.Error(), false)
+				p.h.kill()
 			}
 			return
 		}
@@ -158,8 +158,8 @@ func (p *proc) read() {
 		case kindCallback:
 			p.callback(f)
 		default:
-			p.h.kill()
 			p.die(fmt.Sprintf("broke the protocol: a frame of kind %d", f.Kind), false)
+			p.h.kill()
 			return
 		}
 	}

@@ -53,7 +53,7 @@ func ServeWorker(conn io.ReadWriteCloser, logger *slog.Logger) error {
 	if err != nil {
 		return fail(err)
 	}
-	if sp.DataLimit > 0 {
+	if sp.DataLimit > 0 && !raceEnabled { // the race detector's shadow memory would not fit
 		// The kernel's bound on the worker's writable memory: every linear
 		// memory grows by making reserved pages writable, and the Go heap
 		// by mapping them so; past it both fail (ENOMEM).
@@ -68,7 +68,10 @@ func ServeWorker(conn io.ReadWriteCloser, logger *slog.Logger) error {
 	}
 	defer rt.Close(context.Background())
 	defer p.Close(context.Background())
-	ready := readyMsg{ABIVersion: p.ABIVersion, Confined: rep.String(), Missing: rep.Missing, DataLimit: sp.DataLimit}
+	ready := readyMsg{ABIVersion: p.ABIVersion, Confined: rep.String(), Missing: rep.Missing}
+	if !raceEnabled {
+		ready.DataLimit = sp.DataLimit
+	}
 	if err := w.Write(frame.Frame{Kind: kindReady, Payload: mustJSON(ready)}); err != nil {
 		return err
 	}
