@@ -196,13 +196,16 @@ func (w *Worker) do(ctx context.Context, kind byte, export string, input []byte,
 	w.calls.Add(1)
 	defer w.calls.Done()
 	limit, grace := w.limit(co)
-	timer := time.NewTimer(limit + grace)
-	defer timer.Stop()
+	// Waiting for a worker to start (a compile, after a crash) does not
+	// count against the call's limit, as waiting for the code does not in
+	// process: the clock starts when the call is sent.
 	p, cerr := w.running(ctx)
 	if cerr != nil {
 		return nil, cerr
 	}
 	id := w.nextID.Add(1)
+	timer := time.NewTimer(limit + grace)
+	defer timer.Stop()
 	pc, cerr := p.send(ctx, id, kind, callMsg{Export: export, Mounts: co.Mounts, TimeoutMs: co.Timeout.Milliseconds()}, input, co.Callbacks)
 	if cerr != nil {
 		return nil, cerr

@@ -354,20 +354,24 @@ type proxy struct {
 	call uint64
 }
 
+// Progress sends a notify_progress payload to the server.
 func (p proxy) Progress(ctx context.Context, payload json.RawMessage) error {
 	_, err := p.s.callback(ctx, p.call, cbProgress, "", payload)
 	return err
 }
 
+// Log sends a notify_logging_message payload to the server.
 func (p proxy) Log(ctx context.Context, payload json.RawMessage) error {
 	_, err := p.s.callback(ctx, p.call, cbLog, "", payload)
 	return err
 }
 
+// Request asks the call's client, through the server.
 func (p proxy) Request(ctx context.Context, function string, payload json.RawMessage) (json.RawMessage, error) {
 	return p.s.callback(ctx, p.call, cbRequest, function, payload)
 }
 
+// Notify sends a notify_* host function's payload to the server.
 func (p proxy) Notify(ctx context.Context, function string, payload json.RawMessage) error {
 	_, err := p.s.callback(ctx, p.call, cbNotify, function, payload)
 	return err
