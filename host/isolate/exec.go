@@ -28,7 +28,7 @@ func (w *Worker) execDirect(conn *os.File) (handle, error) {
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = newLineWriter(os.Stderr, "mcpwasm worker "+w.opts.Config.Name+": ")
 	cmd.ExtraFiles = []*os.File{conn}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {

@@ -49,6 +49,7 @@ type launchMsg struct {
 	How    string         `json:"how,omitempty"`
 	Policy confine.Policy `json:"policy"`
 	Mode   confine.Mode   `json:"mode,omitempty"`
+	Name   string         `json:"name,omitempty"` // the worker's plugin, for its log lines
 }
 
 // StartLauncher starts a launcher confined to policy (the server's own)
@@ -151,7 +152,7 @@ func (l *Launcher) fail(err error) {
 }
 
 // spawn has the launcher start a worker on conn.
-func (l *Launcher) spawn(conn *os.File) (handle, error) {
+func (l *Launcher) spawn(conn *os.File, name string) (handle, error) {
 	ch := make(chan launchMsg, 1)
 	l.mu.Lock()
 	if l.err != nil {
@@ -162,7 +163,7 @@ func (l *Launcher) spawn(conn *os.File) (handle, error) {
 	id := l.next
 	l.waiting[id] = ch
 	l.mu.Unlock()
-	if err := l.send(launchMsg{Op: "spawn", ID: id}, conn); err != nil {
+	if err := l.send(launchMsg{Op: "spawn", ID: id, Name: name}, conn); err != nil {
 		return nil, err
 	}
 	m := <-ch
@@ -293,7 +294,7 @@ func serveLauncher(conn *net.UnixConn) error {
 			wconn := os.NewFile(uintptr(fd), "worker")
 			cmd := exec.Command(exe, Subcommand)
 			cmd.Env = []string{}
-			cmd.Stderr = os.Stderr
+			cmd.Stderr = newLineWriter(os.Stderr, "mcpwasm worker "+m.Name+": ")
 			cmd.ExtraFiles = []*os.File{wconn}
 			cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 			var err error

@@ -74,7 +74,7 @@ func (w *Worker) launch() (*proc, error) {
 	}
 	var h handle
 	if w.opts.Launcher != nil {
-		h, err = w.opts.Launcher.spawn(theirs)
+		h, err = w.opts.Launcher.spawn(theirs, w.opts.Config.Name)
 	} else {
 		h, err = w.execDirect(theirs)
 	}
