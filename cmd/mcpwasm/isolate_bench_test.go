@@ -5,9 +5,12 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -118,4 +121,48 @@ func pssAnonKiB(pid int) int {
 		}
 	}
 	return 0
+}
+
+// BenchmarkIsolationHTTP: echo calls per second over Streamable HTTP, 32
+// client sessions calling at once, to a server whose plugins run in
+// process and to one whose plugins run in a worker (MCPWASM_ISOLATION).
+// The ratio process/in-process is the figure.
+//
+//	go test -run '^$' -bench IsolationHTTP -benchtime 4000x ./cmd/mcpwasm
+func BenchmarkIsolationHTTP(b *testing.B) {
+	kf := writeStateKey(b, strings.Repeat("0123456789abcdef", 4))
+	cfg := filepath.Join(b.TempDir(), "mcpwasm.toml")
+	if err := os.WriteFile(cfg, []byte("[server.limits]\nrate = -1\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	for _, mode := range []string{"in-process", "process"} {
+		b.Run("isolation="+mode, func(b *testing.B) {
+			b.Setenv("MCPWASM_ISOLATION", mode)
+			urls, _ := startReplicas(b, 1, "--state-key-file", kf, "--config", cfg)
+			var samples atomic.Int32
+			clients := make(chan *mcp.ClientSession, 32)
+			for range cap(clients) {
+				clients <- statelessClient(b, urls[0], &samples)
+			}
+			ctx := context.Background()
+			cs := <-clients
+			if err := echoCall(ctx, cs, "warm"); err != nil {
+				b.Fatal(err)
+			}
+			clients <- cs
+			b.SetParallelism(max(1, cap(clients)/runtime.GOMAXPROCS(0)))
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				cs := <-clients
+				defer func() { clients <- cs }()
+				for pb.Next() {
+					if err := echoCall(ctx, cs, "x"); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+		})
+	}
 }
