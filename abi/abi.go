@@ -113,6 +113,9 @@ const (
 	ErrInvalidArgs   ErrorCategory = "invalid_arguments"
 	ErrBusy          ErrorCategory = "busy"
 	ErrHost          ErrorCategory = "host_error"
+	// ErrWorkerCrashed: the worker process running an isolated plugin
+	// died (signal, abort, out-of-memory kill, exit) during the call.
+	ErrWorkerCrashed ErrorCategory = "worker_crashed"
 )
 
 // HostFunctionRequestInput is the host function that asks the client for

@@ -20,6 +20,7 @@ import (
 	"os"
 
 	"github.com/mcpwasm/mcpwasm/host/confine"
+	workers "github.com/mcpwasm/mcpwasm/host/isolate" // "isolate" is a test helper's name here
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -78,6 +79,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return cmdPull(args[1:], stderr)
 	case "trust":
 		return cmdTrust(args[1:], stdout, stderr)
+	case workers.Subcommand: // hidden: a plugin's worker, started by serve
+		return workers.WorkerMain()
+	case workers.LauncherSubcommand: // hidden: starts workers for a confined serve
+		return workers.LauncherMain()
 	case "version", "--version", "-v":
 		fmt.Fprintln(stdout, "mcpwasm", version)
 		return 0

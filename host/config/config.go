@@ -77,6 +77,9 @@ type Defaults struct {
 	Memory      Size     `toml:"memory"`
 	MaxOutput   Size     `toml:"max_output"`
 	Concurrency int      `toml:"concurrency"`
+	// Isolation is where plugins run by default: "process" or
+	// "in-process" (isolation.go).
+	Isolation string `toml:"isolation"`
 	// Trust: trust, hidden_text, results_hidden_text, secrets (trust.go).
 	Trust
 }
@@ -117,6 +120,8 @@ type Plugin struct {
 	// Tasks sets, by declared tool name, whether a tool runs as a task
 	// ("forbidden", "optional", "required"), over what the plugin declares.
 	Tasks map[string]string `toml:"tasks"`
+	// Isolation overrides [defaults] isolation (isolation.go).
+	Isolation string `toml:"isolation"`
 
 	line int // the line of path in the file (Line)
 	// Trust overrides [defaults]' trust, hidden_text, results_hidden_text
@@ -310,6 +315,7 @@ func (c *Config) check(data []byte, col *collector) {
 		}
 		col.add(p.Trust.check(data, where, "plugin", i), at(""))
 		col.add(checkTaskModes(data, where, i, p.Tasks), at("tasks"))
+		col.add(checkIsolation(where, p.Isolation), at("isolation"))
 		if p.NetMaxResponse.err != nil {
 			col.add(fmt.Errorf("%s: net_max_response: %v", where, p.NetMaxResponse.err), at("net_max_response"))
 		}
@@ -347,6 +353,7 @@ func (c *Config) check(data []byte, col *collector) {
 	col.add(c.Server.Policy.check(), loc.line("server", "policy"))
 	col.add(c.Sources.check(), loc.line("sources"))
 	col.add(c.Defaults.Trust.check(data, "[defaults]", "defaults", 0), loc.line("defaults"))
+	col.add(checkIsolation("[defaults]", c.Defaults.Isolation), loc.line("defaults", "isolation"))
 	col.add(checkLimits(data, "[defaults]", "defaults", 0, c.Defaults.Timeout, c.Defaults.Memory, c.Defaults.MaxOutput,
 		c.Defaults.Concurrency, c.defined["defaults.concurrency"]), loc.line("defaults"))
 	// reflect walks this package's own Config (exported fields only).

@@ -67,6 +67,11 @@ type Policy struct {
 	// why (it is logged).
 	ConnectAnyTCP bool
 	ConnectReason string
+	// Exec are the only files that may be executed (read and run). Empty:
+	// nothing, and seccomp refuses execve outright. Set, execve and
+	// execveat are left to Landlock, which allows these files alone: for
+	// host/isolate's launcher, which starts workers from its own binary.
+	Exec []string
 	// UnixSockets allows creating AF_UNIX sockets (denied otherwise: on
 	// Landlock ABI < 9 nothing else stops a connect to a local daemon's
 	// socket, such as Docker's).

@@ -135,6 +135,9 @@ func pathRules(p Policy) ([]landlock.Rule, error) {
 	if err := add(p.ReadWrite, rwFile, rwDir); err != nil {
 		return nil, err
 	}
+	if err := add(p.Exec, roFile|ll.AccessFSExecute, roDir); err != nil {
+		return nil, err
+	}
 	if err := add(p.CreateFiles, ll.AccessFSWriteFile, createDir); err != nil {
 		return nil, err
 	}

@@ -99,6 +99,9 @@ func Filter(p Policy) ([]bpf.Instruction, error) {
 	}
 	var names []string
 	for _, n := range Denied {
+		if len(p.Exec) > 0 && (n == "execve" || n == "execveat") {
+			continue // Landlock allows p.Exec alone
+		}
 		if _, ok := info.SyscallNames[n]; ok {
 			names = append(names, n)
 		}

@@ -36,6 +36,7 @@ type Catalog struct {
 	// plugins'); settings are each plugin's trust settings, by name.
 	baseSecrets []string
 	settings    sync.Map
+	isolation   *Isolation // how isolated plugins' workers start; nil: none are
 }
 
 // CatalogOptions configure a Catalog.
@@ -169,12 +170,12 @@ func (c *Catalog) loadVersion(ctx context.Context, s Spec) (*plugin.Plugin, *reg
 	lctx, span := tracing.Start(lctx, "plugin.load "+s.Config.Name, tracing.KeyPlugin, s.Config.Name)
 	var err error
 	defer func() { span.End(err) }()
-	p, err := c.rt.Load(lctx, s.Config)
+	p, err := c.rt.Load(lctx, c.runConfig(s))
 	if err != nil {
 		return nil, nil, c.late(lctx, err)
 	}
 	e, err := registry.Read(lctx, p, c.addOptions(s, c.serves(s.Config.Name)))
-	if err == nil {
+	if err == nil && !c.isolates(s) { // a worker compiled it already
 		err = p.Compile(lctx)
 	}
 	if err != nil {

@@ -52,7 +52,7 @@ func (c *Catalog) Load(ctx context.Context, specs []Spec) {
 			dctx, span := tracing.Start(dctx, "plugin.load "+s.Config.Name, tracing.KeyPlugin, s.Config.Name)
 			var err error
 			defer func() { span.End(err) }()
-			p, err := c.rt.Load(dctx, s.Config)
+			p, err := c.rt.Load(dctx, c.runConfig(s))
 			mu.Lock()
 			defer mu.Unlock()
 			finished = true

@@ -181,7 +181,11 @@ func Validate(o ValidateOptions, stdout, stderr io.Writer) int {
 	}
 	defer c.Close(time.Minute)
 	var check *confine.Check
+	workersBad := 0
 	if o.Confine {
+		// Isolated plugins' workers first: afterwards this process
+		// cannot exec.
+		workersBad = checkWorkers(specs, o.Limits.CacheDir, pluginFolder(o.Args, specs), stdout, stderr)
 		if check, err = confineForCheck(o.Args, cfg, specs, o.Roots, o.Limits.CacheDir, o.Remote.StoreDir, o.Checks.HTTPAddr, o.Ops, stdout, stderr); err != nil {
 			fail(err)
 			return 1
@@ -193,7 +197,7 @@ func Validate(o ValidateOptions, stdout, stderr io.Writer) int {
 	for _, p := range served {
 		fail(p)
 	}
-	bad := len(served) + len(problems)
+	bad := len(served) + len(problems) + workersBad
 	for _, err := range c.loadRanked(ctx, specs, o.LoadTimeout) {
 		fail(err)
 		bad++

@@ -186,6 +186,12 @@ func Serve(ctx context.Context, o ServeOptions) error {
 		storeDir: o.Remote.StoreDir, audit: op.auditPath, traces: op.traces.Endpoint(), listen: []string{o.HTTP, op.admin},
 		tasks: taskStoreAddr(cfg, o.TaskStore)}
 	policy := confinePolicy(walls)
+	iso, err := startIsolation(o.Confine, policy, o.Limits.CacheDir, specs, logger)
+	if err != nil {
+		return usage(err)
+	}
+	defer iso.Close()
+	cat.SetIsolation(iso)
 	if _, err := applyConfinement(o.Confine, policy, logger); err != nil {
 		return usage(err)
 	}

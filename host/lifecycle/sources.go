@@ -51,6 +51,9 @@ type Spec struct {
 	// Secrets are the values of its [plugin.config] keys read from the
 	// environment or a file: never to reach a client, a log or a trace.
 	Secrets []string
+	// Isolated runs the plugin in a worker process of its own
+	// (config.IsolationFor, isolation.go).
+	Isolated bool
 }
 
 // Defaults merges the flags over the config file's [defaults]; flags win. Every
@@ -158,7 +161,8 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 				problems = append(problems, &sourceError{Source: a, Err: err})
 				continue
 			}
-			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix, Trust: c.Defaults.Trust.Resolve(config.Trust{})})
+			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix, Trust: c.Defaults.Trust.Resolve(config.Trust{}),
+				Isolated: c.IsolationFor("", a) == config.IsolationProcess})
 			continue
 		}
 		files, err := wasmFiles(a)
@@ -174,7 +178,8 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 			}
 			cfg := base
 			cfg.Name, cfg.Source, cfg.Wasm = NameFromFile(f), f, data
-			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix, Trust: c.Defaults.Trust.Resolve(config.Trust{})})
+			specs = append(specs, Spec{Config: cfg, Unprefixed: noPrefix, Trust: c.Defaults.Trust.Resolve(config.Trust{}),
+				Isolated: c.IsolationFor("", f) == config.IsolationProcess})
 		}
 	}
 	if len(c.Plugins) == 0 && len(args) == 0 {
@@ -185,7 +190,7 @@ func collectWith(args []string, c *config.Config, base plugin.Config, noPrefix b
 			// it: nothing to pin (hidden text is still refused).
 			tr := c.Defaults.Trust.Resolve(config.Trust{})
 			tr.Trust = "off"
-			specs = append(specs, Spec{Config: cfg, Trust: tr})
+			specs = append(specs, Spec{Config: cfg, Trust: tr, Isolated: c.IsolationFor("", "") == config.IsolationProcess})
 		}
 	}
 	return specs, problems
@@ -297,7 +302,8 @@ func configSpec(c *config.Config, p config.Plugin, base plugin.Config, open gran
 			secret = append(secret, guest[k])
 		}
 	}
-	return Spec{Config: cfg, Unprefixed: p.Prefix != nil && !*p.Prefix, Trust: p.Trust.Resolve(c.Defaults.Trust), Secrets: secret}, nil
+	return Spec{Config: cfg, Unprefixed: p.Prefix != nil && !*p.Prefix, Trust: p.Trust.Resolve(c.Defaults.Trust), Secrets: secret,
+		Isolated: c.IsolationFor(p.Isolation, p.Path) == config.IsolationProcess}, nil
 }
 
 // errNoWasm is a plugin folder without .wasm files.

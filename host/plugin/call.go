@@ -64,6 +64,9 @@ func (p *Plugin) Invoke(ctx context.Context, export string, input []byte) (out [
 // A plugin loaded from cached declarations compiles at its first call,
 // which waits for it (code.go); only ctx bounds that wait.
 func (p *Plugin) InvokeWith(ctx context.Context, export string, input []byte, co CallOptions) (out []byte, cerr *Error) {
+	if p.cfg.Remote != nil {
+		return p.invokeRemote(ctx, export, input, co)
+	}
 	if out, cerr, ok := p.invokeInterpreted(ctx, export, input, co); ok {
 		return out, cerr // the machine code is being built (tier.go)
 	}

@@ -262,6 +262,9 @@ func (p *Plugin) Compile(ctx context.Context) error {
 // input, else from the guest, and is recorded for KeepDeclarations. Answers
 // a plugin gives after saying its lists changed are read with Invoke.
 func (p *Plugin) List(ctx context.Context, export string, input []byte) ([]byte, *Error) {
+	if p.cfg.Remote != nil {
+		return p.listRemote(ctx, export, input)
+	}
 	k := listKey(export, input)
 	if p.decl != nil {
 		if out, ok := p.decl.Lists[k]; ok {

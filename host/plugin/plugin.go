@@ -53,6 +53,8 @@ type Config struct {
 	// Interrupts chooses how a running guest is stopped. Leave it zero
 	// (interruption points); the others are for measurement.
 	Interrupts InterruptMode
+	// Remote, if set, runs the plugin's code elsewhere (remote.go).
+	Remote Remote
 }
 
 // Grant is one folder the operator granted to a plugin. Make it with
@@ -229,6 +231,10 @@ func (rt *Runtime) load(ctx context.Context, cfg Config) (*Plugin, error) {
 		code:    code{interpSlot: make(chan struct{}, 1)},
 		prepKey: pk, declKey: dk,
 	}
+	if cfg.Remote != nil {
+		loaded = true // from here p.Close releases the grants
+		return p.loadRemote(ctx, &decl)
+	}
 	if err := rt.checkBudget(p); err != nil {
 		p.Close(ctx)
 		return nil, err
@@ -389,6 +395,7 @@ func (p *Plugin) Close(ctx context.Context) error {
 	}
 	defer p.roots.Close()
 	defer p.net.Close()
+	defer p.closeRemote()
 	return p.closeCode(ctx)
 }
 

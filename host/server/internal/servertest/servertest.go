@@ -22,6 +22,8 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/bearer"
+	"github.com/mcpwasm/mcpwasm/host/config"
+	"github.com/mcpwasm/mcpwasm/host/confine"
 	"github.com/mcpwasm/mcpwasm/host/lifecycle"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
@@ -48,6 +50,10 @@ func Load(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOpt
 	if err != nil {
 		t.Fatal(err)
 	}
+	// MCPWASM_ISOLATION=process with MCPWASM_TEST_WORKER_BIN (a built
+	// mcpwasm) runs every plugin in a worker process: the suites that use
+	// this helper then test isolated plugins.
+	iso := isolationForTests(ro.CacheDir)
 	var specs []lifecycle.Spec
 	for _, s := range specs0 {
 		data, err := os.ReadFile(fixture.Path(t, s.Name))
@@ -56,7 +62,7 @@ func Load(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOpt
 		}
 		cfg := s.Cfg
 		cfg.Name, cfg.Source, cfg.Wasm = s.Name, s.Name+".wasm", data
-		specs = append(specs, lifecycle.Spec{Config: cfg, Unprefixed: !prefixed})
+		specs = append(specs, lifecycle.Spec{Config: cfg, Unprefixed: !prefixed, Isolated: iso != nil})
 	}
 	// The catalog wires the server as serve does: it loads, ranks and
 	// publishes, and re-reads a plugin's lists when the plugin says they
@@ -67,6 +73,7 @@ func Load(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOpt
 		opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	cat := lifecycle.NewCatalog(rt, lifecycle.CatalogOptions{Server: opts})
+	cat.SetIsolation(iso)
 	cat.Load(ctx, specs)
 	if got := len(cat.Registry().Plugins()); got != len(specs) {
 		t.Fatalf("%d of %d plugins loaded:\n%s", got, len(specs), logs)
@@ -76,6 +83,16 @@ func Load(t testing.TB, prefixed bool, opts server.Options, ro plugin.RuntimeOpt
 	runtimes.Store(srv, rt)
 	t.Cleanup(func() { runtimes.Delete(srv); cat.Close(time.Minute) })
 	return srv, cat.Registry()
+}
+
+// isolationForTests is how Load isolates plugins when the environment
+// asks for it (see Load), or nil.
+func isolationForTests(cacheDir string) *lifecycle.Isolation {
+	bin := os.Getenv("MCPWASM_TEST_WORKER_BIN")
+	if bin == "" || os.Getenv(config.IsolationEnv) != config.IsolationProcess {
+		return nil
+	}
+	return &lifecycle.Isolation{Exe: bin, CacheDir: cacheDir, Confine: confine.Auto}
 }
 
 // runtimes maps each server Load made to its plugin runtime, for
