@@ -214,6 +214,9 @@ func (w *Worker) do(ctx context.Context, kind byte, export string, input []byte,
 	for {
 		select {
 		case r := <-pc.ch:
+			if co.Record != nil {
+				co.Record.CPU, co.Record.MemoryPeak = r.rec.CPU, r.rec.MemoryPeak
+			}
 			return r.out, r.err
 		case <-done:
 			// As in process, the caller is answered now; the worker

@@ -56,6 +56,7 @@ type pendingCall struct {
 type result struct {
 	out []byte
 	err *plugin.Error
+	rec plugin.CallRecord // CPU and MemoryPeak, as the worker measured them
 }
 
 // launch starts a process, hands it its spec and module, and waits until
@@ -176,14 +177,14 @@ func (p *proc) answer(f frame.Frame) {
 	}
 	var res resultMsg
 	out, err := unpackJSON(f.Payload, &res)
-	r := result{out: out}
+	r := result{out: out, rec: plugin.CallRecord{CPU: time.Duration(res.CPUNs), MemoryPeak: res.MemoryPeak}}
 	switch {
 	case f.Kind == kindProbed:
 		r.out = f.Payload
 	case err != nil:
 		r = result{err: &plugin.Error{Category: abi.ErrHost, Message: "the worker's answer could not be read: " + err.Error()}}
 	case res.Error != nil:
-		r = result{err: &plugin.Error{Category: res.Error.Category, Message: res.Error.Message, Details: res.Error.Details}}
+		r.out, r.err = nil, &plugin.Error{Category: res.Error.Category, Message: res.Error.Message, Details: res.Error.Details}
 	}
 	pc.ch <- r
 }

@@ -92,6 +92,10 @@ type wireError struct {
 
 type resultMsg struct {
 	Error *wireError `json:"error,omitempty"`
+	// CPUNs and MemoryPeak are the call's plugin.CallRecord figures, for
+	// the server's span of the call.
+	CPUNs      int64  `json:"cpu_ns,omitempty"`
+	MemoryPeak uint64 `json:"memory_peak,omitempty"`
 }
 
 // Callback kinds: the plugin.Callbacks methods.

@@ -278,20 +278,21 @@ func (s *session) call(ctx context.Context, f frame.Frame) {
 	input, err := unpackJSON(f.Payload, &m)
 	var out []byte
 	var cerr *plugin.Error
+	var rec plugin.CallRecord
 	switch {
 	case err != nil:
 		cerr = &plugin.Error{Category: abi.ErrHost, Message: "the worker could not read the call: " + err.Error()}
 	case f.Kind == kindList:
 		out, cerr = s.p.List(ctx, m.Export, input)
 	default:
-		co := plugin.CallOptions{Mounts: m.Mounts, Callbacks: proxy{s, f.ID}}
+		co := plugin.CallOptions{Mounts: m.Mounts, Callbacks: proxy{s, f.ID}, Record: &rec}
 		ctx = audit.WithLog(ctx, s.auditLog(ctx, f.ID))
 		if m.TimeoutMs > 0 {
 			co.Timeout = msDuration(m.TimeoutMs)
 		}
 		out, cerr = s.p.InvokeWith(ctx, m.Export, input, co)
 	}
-	var res resultMsg
+	res := resultMsg{CPUNs: int64(rec.CPU), MemoryPeak: rec.MemoryPeak}
 	if cerr != nil {
 		res.Error = &wireError{Category: cerr.Category, Message: cerr.Message, Details: cerr.Details}
 		out = nil

@@ -72,7 +72,7 @@ func (p *Plugin) InvokeWith(ctx context.Context, export string, input []byte, co
 	}
 	code, cerr := p.machineCode(ctx)
 	if cerr != nil {
-		co.Record.note(nil, cerr)
+		co.Record.note(nil, cerr, nil)
 		return nil, cerr
 	}
 	return p.invoke(ctx, code, export, input, co)
@@ -83,7 +83,7 @@ func (p *Plugin) invoke(ctx context.Context, code *compiled, export string, inpu
 	ctx, span := tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
 	var o outcome
 	defer func() {
-		co.Record.note(out, cerr)
+		co.Record.note(out, cerr, &o)
 		if span != nil {
 			oc, msg := "ok", ""
 			if cerr != nil {

@@ -49,16 +49,20 @@ func (p *Plugin) loadRemote(ctx context.Context, decl *declarations) (*Plugin, e
 // invokeRemote is InvokeWith for a plugin with a Remote.
 func (p *Plugin) invokeRemote(ctx context.Context, export string, input []byte, co CallOptions) ([]byte, *Error) {
 	ctx, span := tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
+	if co.Record == nil {
+		co.Record = &CallRecord{} // the remote reports CPU and memory in it, for the span
+	}
 	p.rt.calls.inFlight.Add(1)
 	out, cerr := p.cfg.Remote.Invoke(ctx, export, input, co)
 	p.rt.calls.inFlight.Add(-1)
-	co.Record.note(out, cerr)
+	o := &outcome{cpu: co.Record.CPU, memPeak: co.Record.MemoryPeak}
+	co.Record.note(out, cerr, o)
 	if span != nil {
 		oc, msg := "ok", ""
 		if cerr != nil {
 			oc, msg = string(cerr.Category), cerr.Message
 		}
-		span.EndPluginCall(oc, 0, 0, msg)
+		span.EndPluginCall(oc, o.cpu, o.memPeak, msg)
 	}
 	return out, cerr
 }

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"sync/atomic"
+	"time"
 
 	"github.com/mcpwasm/mcpwasm/abi"
 )
@@ -80,14 +81,24 @@ type CallRecord struct {
 	Category abi.ErrorCategory
 	// OutputBytes is the size of the guest's output.
 	OutputBytes int
+	// CPU is how long the guest held a CPU slot, and MemoryPeak the peak
+	// of its linear memories together. A worker (host/isolate) reports
+	// them back with its answer, so a remote call's span carries them.
+	CPU        time.Duration
+	MemoryPeak uint64
 }
 
-func (r *CallRecord) note(out []byte, err *Error) {
+// note fills r (when set) with a finished call's output, failure and, when
+// o is not nil, its CPU time and memory peak.
+func (r *CallRecord) note(out []byte, err *Error, o *outcome) {
 	if r == nil {
 		return
 	}
 	r.OutputBytes = len(out)
 	r.Category = ""
+	if o != nil {
+		r.CPU, r.MemoryPeak = o.cpu, o.memPeak
+	}
 	if err != nil {
 		r.Category = err.Category
 	}
