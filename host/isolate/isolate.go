@@ -33,6 +33,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/confine"
 	"github.com/mcpwasm/mcpwasm/host/isolate/internal/frame"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 )
 
 // Subcommand is the hidden mcpwasm subcommand that runs a worker.
@@ -206,7 +207,7 @@ func (w *Worker) do(ctx context.Context, kind byte, export string, input []byte,
 	id := w.nextID.Add(1)
 	timer := time.NewTimer(limit + grace)
 	defer timer.Stop()
-	pc, cerr := p.send(ctx, id, kind, callMsg{Export: export, Mounts: co.Mounts, TimeoutMs: co.Timeout.Milliseconds()}, input, co.Callbacks)
+	pc, cerr := p.send(ctx, id, kind, callMsg{Export: export, Mounts: co.Mounts, TimeoutMs: co.Timeout.Milliseconds(), Trace: tracing.Carrier(ctx)}, input, co.Callbacks)
 	if cerr != nil {
 		return nil, cerr
 	}

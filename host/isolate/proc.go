@@ -230,8 +230,15 @@ func (p *proc) callback(f frame.Frame) {
 
 // deliver runs one callback on the call's plugin.Callbacks.
 func deliver(pc *pendingCall, m callbackMsg, payload []byte, name, digest string) (json.RawMessage, error) {
-	if m.Kind == cbAudit {
+	switch m.Kind {
+	case cbAudit:
 		return nil, recordAudit(pc.ctx, payload, name, digest)
+	case cbSpan:
+		var rs tracing.RelayedSpan
+		if err := json.Unmarshal(payload, &rs); err != nil {
+			return nil, err
+		}
+		return nil, tracing.Import(pc.ctx, rs)
 	}
 	cb := pc.cb
 	if cb == nil {

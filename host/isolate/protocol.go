@@ -81,6 +81,9 @@ type callMsg struct {
 	Export    string      `json:"export"`
 	Mounts    []abi.Mount `json:"mounts,omitempty"`
 	TimeoutMs int64       `json:"timeout_ms,omitempty"`
+	// Trace is the server's span of the call (tracing.Carrier), when the
+	// call is traced: the worker's spans continue it.
+	Trace map[string]string `json:"trace,omitempty"`
 }
 
 // wireError is a *plugin.Error on the wire.
@@ -107,6 +110,9 @@ const (
 	// cbAudit carries an audit event the sandbox's guards recorded in the
 	// worker (a denial, a network request) to the call's audit log.
 	cbAudit = "audit"
+	// cbSpan carries a span the worker ended (tracing.RelayedSpan) to be
+	// exported in the call's trace.
+	cbSpan = "span"
 )
 
 type callbackMsg struct {

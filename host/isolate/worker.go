@@ -21,6 +21,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/isolate/internal/frame"
 	"github.com/mcpwasm/mcpwasm/host/netguard"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"golang.org/x/sys/unix"
 )
 
@@ -263,6 +264,22 @@ func (s *session) serve(r *frame.Reader) error {
 	}
 }
 
+// relayTo names the call a span belongs to, in its context.
+type relayTo struct {
+	s    *session
+	call uint64
+}
+
+type relayKey struct{}
+
+// relaySpan sends a span the call made (a guest's HTTP request) to the
+// server, which exports it in the caller's trace (tracing.Import).
+func relaySpan(ctx context.Context, rs tracing.RelayedSpan) {
+	if to, ok := ctx.Value(relayKey{}).(relayTo); ok {
+		_, _ = to.s.callback(context.WithoutCancel(ctx), to.call, cbSpan, "", mustJSON(rs))
+	}
+}
+
 // call runs one call and answers it.
 func (s *session) call(ctx context.Context, f frame.Frame) {
 	defer s.wg.Done()
@@ -287,6 +304,9 @@ func (s *session) call(ctx context.Context, f frame.Frame) {
 	default:
 		co := plugin.CallOptions{Mounts: m.Mounts, Callbacks: proxy{s, f.ID}, Record: &rec}
 		ctx = audit.WithLog(ctx, s.auditLog(ctx, f.ID))
+		if m.Trace != nil { // the caller's trace continues here (tracing.Continue)
+			ctx = context.WithValue(tracing.Continue(ctx, m.Trace), relayKey{}, relayTo{s, f.ID})
+		}
 		if m.TimeoutMs > 0 {
 			co.Timeout = msDuration(m.TimeoutMs)
 		}
@@ -416,6 +436,7 @@ func WorkerMain() int {
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	tracing.SetupRelay(relaySpan)
 	if err := ServeWorker(conn, logger); err != nil {
 		logger.Error("plugin worker stopped", "pid", os.Getpid(), "err", err)
 		return 1

@@ -228,9 +228,10 @@ func (s *Span) EndRequest(code int64, msg string, toolError bool) {
 }
 
 // StartPluginCall starts the span of one guest call: plugin, digest and
-// export.
+// export. In a worker (SetupRelay) it makes none: the server's span of the
+// call is the call's span.
 func StartPluginCall(ctx context.Context, plugin, digest, export string) (context.Context, *Span) {
-	if !Enabled() {
+	if !Enabled() || relaying.Load() {
 		return ctx, nil
 	}
 	return Start(ctx, "plugin.call "+plugin, KeyPlugin, plugin, KeyDigest, digest, KeyExport, export)

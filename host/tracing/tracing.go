@@ -30,6 +30,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/instrumentation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
@@ -99,7 +100,9 @@ type state struct {
 	endpoint string
 	tp       *sdktrace.TracerProvider
 	tracer   trace.Tracer
-	q        *queue
+	q        *queue             // nil in a relay (SetupRelay)
+	res      *resource.Resource // for spans a worker relays (Import)
+	scope    instrumentation.Scope
 }
 
 var active atomic.Pointer[state]
@@ -176,7 +179,7 @@ func Setup(c Config) (*Provider, error) {
 	}
 	q := newQueue(exp, size, min(DefaultBatchSize, size), envDuration(env, "OTEL_BSP_SCHEDULE_DELAY", DefaultBatchDelay), timeout, logger)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSampler(sampler), sdktrace.WithResource(res), sdktrace.WithSpanProcessor(q))
-	s := &state{endpoint: endpoint, tp: tp, tracer: tp.Tracer(ScopeName), q: q}
+	s := &state{endpoint: endpoint, tp: tp, tracer: tp.Tracer(ScopeName), q: q, res: res, scope: instrumentation.Scope{Name: ScopeName}}
 	active.Store(s)
 	logger.Info("exporting traces", "endpoint", endpointForLog(endpoint), "protocol", protocol,
 		"service", name, "queue", size)
