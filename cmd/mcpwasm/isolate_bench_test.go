@@ -90,6 +90,42 @@ func isolationServer(b *testing.B, isolation string, args ...string) (*mcp.Clien
 	return cs, cmd
 }
 
+// BenchmarkWorkerMemory: a worker's own anonymous memory (Pss_Anon),
+// idle after b.N calls, for a WAT, a Rust and a standard-Go plugin (the
+// SDK parity fixtures' pixel tool; the echo's echo).
+//
+//	go test -run '^$' -bench WorkerMemory -benchtime 200x ./cmd/mcpwasm
+func BenchmarkWorkerMemory(b *testing.B) {
+	for _, name := range []string{"echo", "sdk_rust", "sdk_go"} {
+		b.Run(name, func(b *testing.B) {
+			cs, cmd := isolationServer(b, "process", fixture.Path(b, name))
+			ctx := context.Background()
+			tool := ""
+			for t, err := range cs.Tools(ctx, nil) {
+				if err != nil {
+					b.Fatal(err)
+				}
+				if strings.HasSuffix(t.Name, "_pixel") || strings.HasSuffix(t.Name, "_echo") {
+					tool = t.Name
+				}
+			}
+			for range b.N {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"message": "x"}})
+				if err != nil || res.IsError {
+					b.Fatalf("%s: %+v, %v", tool, res, err)
+				}
+			}
+			b.StopTimer()
+			time.Sleep(5 * time.Second) // idle: the Go heap the compile left is partly returned
+			w := descendant(cmd.Process.Pid, 2)
+			if w == 0 {
+				b.Fatal("no worker process")
+			}
+			b.ReportMetric(float64(pssAnonKiB(w))/1024, "worker-PssAnon-MiB")
+		})
+	}
+}
+
 // descendant follows children depth levels down from pid (server →
 // launcher → worker), the first found at each; 0 if there is none.
 func descendant(pid, depth int) int {
