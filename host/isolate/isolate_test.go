@@ -123,3 +123,14 @@ func TestCrashLoopBounded(t *testing.T) {
 		t.Fatalf("after five crashes: %v", cerr)
 	}
 }
+
+// A worker builds its machine code before it is ready: the server's clock
+// on a call starts when the call is sent, so a cold build inside the first
+// call (a standard-Go module takes seconds) would be killed as a timeout.
+func TestColdWorkerBuildsBeforeReady(t *testing.T) {
+	w := newWorker(t, "sdk_go", plugin.Config{Timeout: 500 * time.Millisecond}, confine.Auto)
+	in := []byte(`{"request":{"name":"pixel","arguments":{}},"context":{"plugin":"sdk_go"}}`)
+	if _, cerr := w.Invoke(context.Background(), abi.ExportCallTool, in, plugin.CallOptions{}); cerr != nil {
+		t.Fatalf("first call to a cold worker: %v", cerr)
+	}
+}

@@ -3,11 +3,6 @@ package isolate_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
-	"sync"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -23,24 +18,9 @@ import (
 // server (the worker has no exporter), and the request carries a
 // traceparent naming that span.
 func TestTraceContinuesInWorker(t *testing.T) {
-	c := tracingtest.New(t)
-	tp, err := tracing.Setup(tracing.Config{Endpoint: c.URL, Env: func(string) string { return "" }})
-	if err != nil || tp == nil {
-		t.Fatal(tp, err)
-	}
-	defer tp.Shutdown(context.Background())
-	var mu sync.Mutex
-	var got []string
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		got = append(got, r.Header.Get("traceparent"))
-		mu.Unlock()
-		fmt.Fprint(w, "hello")
-	}))
-	defer hs.Close()
-	u, _ := url.Parse(hs.URL)
-	port := 0
-	fmt.Sscan(u.Port(), &port)
+	c := tracingtest.Export(t)
+	hs := tracingtest.NewTarget(t)
+	port := hs.Port
 	w := newWorker(t, "pdk_http", plugin.Config{Network: netguard.Options{
 		Grants: []netguard.Grant{{Hosts: []string{"127.0.0.1"}, Ports: []int{port}, Schemes: []string{"http"}}}}}, confine.Auto)
 
@@ -50,7 +30,7 @@ func TestTraceContinuesInWorker(t *testing.T) {
 		t.Fatal(cerr)
 	}
 	parent.End(nil)
-	tp.ForceFlush(context.Background())
+	c.Flush()
 
 	var p, get tracingtest.Span
 	for _, s := range c.Spans() {
@@ -72,8 +52,7 @@ func TestTraceContinuesInWorker(t *testing.T) {
 	if get.Attrs["http.response.status_code"] != int64(200) || get.Attrs["server.port"] != int64(port) || get.Service != p.Service {
 		t.Errorf("GET span: %+v (service %q, want %q)", get, get.Service, p.Service)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	got := hs.Traceparents()
 	if want := "00-" + get.TraceID + "-" + get.SpanID + "-01"; len(got) != 1 || got[0] != want {
 		t.Errorf("the server got traceparent %q, want %q", got, want)
 	}

@@ -200,6 +200,14 @@ func loadPlugin(sp spec, wasm []byte, logger *slog.Logger) (*plugin.Plugin, *plu
 		rt.Close(context.Background())
 		return nil, nil, err
 	}
+	// The machine code is built before the worker says it is ready: the
+	// server's clock on a call starts when the call is sent (and kills the
+	// worker at the limit plus grace), so a build must not run inside a
+	// call, as in process a call does not count the wait for its code.
+	if err := p.Compile(context.Background()); err != nil {
+		rt.Close(context.Background())
+		return nil, nil, fmt.Errorf("compile: %w", err)
+	}
 	return p, rt, nil
 }
 

@@ -3,12 +3,7 @@ package plugin_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -23,24 +18,9 @@ import (
 // and carries a traceparent naming that span, so the server it reaches
 // joins the trace. A refused request is a failed span and reaches no one.
 func TestNetworkTraced(t *testing.T) {
-	c := tracingtest.New(t)
-	tp, err := tracing.Setup(tracing.Config{Endpoint: c.URL, Env: func(string) string { return "" }})
-	if err != nil || tp == nil {
-		t.Fatal(tp, err)
-	}
-	defer tp.Shutdown(context.Background())
-	var mu sync.Mutex
-	var got []string
-	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		got = append(got, r.Header.Get("traceparent"))
-		mu.Unlock()
-		fmt.Fprint(w, "hello")
-	}))
-	defer hs.Close()
-	u, _ := url.Parse(hs.URL)
-	port := 0
-	fmt.Sscan(u.Port(), &port)
+	c := tracingtest.Export(t)
+	hs := tracingtest.NewTarget(t)
+	port := hs.Port
 	rt := newRuntime(t, plugin.RuntimeOptions{})
 	p := loadIn(t, rt, "pdk_http", plugin.Config{Network: netguard.Options{
 		Grants: []netguard.Grant{{Hosts: []string{"127.0.0.1"}, Ports: []int{port}, Schemes: []string{"http"}}}}})
@@ -53,7 +33,7 @@ func TestNetworkTraced(t *testing.T) {
 		}
 	}
 	parent.End(nil)
-	tp.ForceFlush(context.Background())
+	c.Flush()
 
 	spans := c.Spans()
 	byID := map[string]tracingtest.Span{}
@@ -87,8 +67,7 @@ func TestNetworkTraced(t *testing.T) {
 	if refused.Attrs["error.type"] != netguard.ReasonPort || !refused.StatusError || refused.Attrs["http.response.status_code"] != nil {
 		t.Errorf("refused GET span: %+v", refused)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	got := hs.Traceparents()
 	if want := "00-" + ok.TraceID + "-" + ok.SpanID + "-01"; len(got) != 1 || got[0] != want {
 		t.Errorf("the server got traceparent %q, want %q", got, want)
 	}
