@@ -1,31 +1,7 @@
 #!/bin/sh
-# Builds the freshness fixture (main.go) twice:
-#   testdata/wasm/fresh_go.wasm     with standard Go 1.24+ (GOOS=wasip1, c-shared)
-#   testdata/wasm/fresh_tinygo.wasm with TinyGo 0.40: tinygo-wasip1, the wrapper
-#                                  scripts/install-toolchains.sh installs (on PATH
-#                                  or in $MCPWASM_TOOLCHAINS/bin), else a stock tinygo
-# Silent on success; names a missing toolchain before building anything.
-# GO picks the Go command (default go).
+# Builds the freshness fixture (main.go) twice, as sdk-go/build.sh builds
+# the SDK parity plugin: testdata/wasm/fresh_go.wasm with standard Go and
+# testdata/wasm/fresh_tinygo.wasm with TinyGo. Silent on success.
 set -eu
-cd "$(dirname "$0")"
-export GOWORK=off
-go=${GO:-go}
-command -v "$go" >/dev/null ||
-	{ echo "fresh/build.sh: standard Go not found (\"$go\" is not on PATH); install Go 1.24 or newer" >&2; exit 1; }
-wrapper=$(command -v tinygo-wasip1 || true)
-[ -n "$wrapper" ] || [ ! -x "${MCPWASM_TOOLCHAINS:-/opt/mcpwasm-toolchains}/bin/tinygo-wasip1" ] ||
-	wrapper=${MCPWASM_TOOLCHAINS:-/opt/mcpwasm-toolchains}/bin/tinygo-wasip1
-plain=$(command -v tinygo || true)
-[ -n "$wrapper$plain" ] || {
-	echo "fresh/build.sh: TinyGo not found: no tinygo-wasip1 or tinygo on PATH, nor tinygo-wasip1 in ${MCPWASM_TOOLCHAINS:-/opt/mcpwasm-toolchains}/bin (run scripts/install-toolchains.sh)" >&2
-	exit 1
-}
-
-mkdir -p ../wasm
-GOOS=wasip1 GOARCH=wasm "$go" build -buildmode=c-shared -trimpath -ldflags="-s -w" -o ../wasm/fresh_go.wasm .
-flags="-opt=s -no-debug -scheduler=none -gc=leaking"
-if [ -n "$wrapper" ]; then
-	"$wrapper" build -o ../wasm/fresh_tinygo.wasm $flags .
-else
-	"$plain" build -target=wasip1 -buildmode=c-shared -o ../wasm/fresh_tinygo.wasm $flags .
-fi
+here=$(cd "$(dirname "$0")" && pwd)
+exec "$here/../sdk-go/build.sh" "$here" fresh
