@@ -27,7 +27,8 @@ func decodeEnvelope(input []byte) (envelope, error) {
 }
 
 // decodeEnvelopeFast decodes input through maps of raw values, which need
-// no struct reflection, when the result is provably json.Unmarshal's:
+// no struct reflection and copy nothing (the arguments alias input, which
+// the call keeps), when the result is provably json.Unmarshal's:
 // every key of the envelope, its request and its context either exactly
 // one of the fields' names or (ASCII only) no case-insensitive match of
 // any, since encoding/json matches names case-insensitively; no key twice
@@ -47,7 +48,7 @@ func decodeEnvelopeFast(input []byte) (env envelope, ok bool) {
 			return env, false
 		}
 		if a, in := req["arguments"]; in {
-			env.Request.Arguments = append(json.RawMessage(nil), a...)
+			env.Request.Arguments = json.RawMessage(a)
 		}
 	}
 	if raw, in := top["context"]; in && !isNull(raw) {
@@ -59,7 +60,7 @@ func decodeEnvelopeFast(input []byte) (env envelope, ok bool) {
 			return env, false // the rare case: encoding/json decodes []Mount
 		}
 		if id, in := c["id"]; in {
-			env.Context.ID = append(json.RawMessage(nil), id...)
+			env.Context.ID = json.RawMessage(id)
 		}
 		if !rawMap(c["_meta"], &env.Context.Meta) || !rawString(c["plugin"], &env.Context.Plugin) ||
 			!rawString(c["tool"], &env.Context.Tool) {
@@ -75,8 +76,8 @@ func decodeEnvelopeFast(input []byte) (env envelope, ok bool) {
 // rawObject decodes data, a JSON object, into its members' raw values,
 // when every key is one of fields or matches none of them under
 // encoding/json's case-insensitive rule, and no key appears twice.
-func rawObject(data []byte, fields ...string) (map[string]json.RawMessage, bool) {
-	var m map[string]json.RawMessage
+func rawObject(data []byte, fields ...string) (map[string]rawRef, bool) {
+	var m map[string]rawRef
 	if json.Unmarshal(data, &m) != nil || m == nil {
 		return nil, false
 	}
@@ -159,11 +160,22 @@ func asciiEqualFold(a, b string) bool {
 	return true
 }
 
-func isNull(raw json.RawMessage) bool { return string(raw) == "null" }
+// rawRef is a JSON value's text in the input it was decoded from: what
+// json.RawMessage holds, without its copy (a 2.6 MB argument would be
+// copied once per level, and TinyGo's heap only grows).
+type rawRef []byte
+
+// UnmarshalJSON keeps b, a slice of the input being decoded.
+func (r *rawRef) UnmarshalJSON(b []byte) error {
+	*r = b
+	return nil
+}
+
+func isNull(raw rawRef) bool { return string(raw) == "null" }
 
 // rawString decodes raw (absent: nothing) into *s as a string field is
 // decoded: null leaves it as it is; anything but a string is refused.
-func rawString(raw json.RawMessage, s *string) bool {
+func rawString(raw rawRef, s *string) bool {
 	if raw == nil {
 		return true
 	}
@@ -172,7 +184,7 @@ func rawString(raw json.RawMessage, s *string) bool {
 
 // rawMap decodes raw (absent: nothing) into *m as a map[string]any field
 // is decoded.
-func rawMap(raw json.RawMessage, m *map[string]any) bool {
+func rawMap(raw rawRef, m *map[string]any) bool {
 	if raw == nil {
 		return true
 	}
