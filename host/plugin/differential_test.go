@@ -143,9 +143,10 @@ func toolRequests(name string, listed []byte) []string {
 }
 
 // random reports whether a request's answer differs on every call (random
-// identifiers, the current time).
+// identifiers, the current time, the fresh fixture's random values and clock).
 func random(req string) bool {
-	return strings.Contains(req, `"name":"uuid"`) || strings.Contains(req, `"name":"time"`)
+	return strings.Contains(req, `"name":"uuid"`) || strings.Contains(req, `"name":"time"`) ||
+		strings.Contains(req, `"name":"random"`) || strings.Contains(req, `"name":"clock"`)
 }
 
 // compare reports two answers that differ (only in category when random:

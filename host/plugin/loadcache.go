@@ -38,10 +38,10 @@ import (
 
 // rewriterVersion names the output of Preflight and Instrument. Bump it
 // with any change to what they write: prepared modules cached under
-// another version are not used (4: imports are no longer renamed). A build from a VCS checkout
+// another version are not used (4: imports are no longer renamed; 5: data segments merged under a data count section too). A build from a VCS checkout
 // adds its revision (buildRevision), so a release never reads what another
 // one wrote.
-var rewriterVersion = "4"
+var rewriterVersion = "5"
 
 // declVersion names the format and meaning of cached declarations.
 const declVersion = "1"

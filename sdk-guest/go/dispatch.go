@@ -22,8 +22,8 @@ type envelope struct {
 // then fails with error_set, which the host reports as guest_error).
 func callTool(input []byte) ([]byte, error) {
 	guest.StartCall()
-	var env envelope
-	if err := json.Unmarshal(input, &env); err != nil {
+	env, err := decodeEnvelope(input)
+	if err != nil {
 		return nil, errors.New("mcpwasm: call_tool input is not a {request, context} object: " + err.Error())
 	}
 	if env.Request.Name == "" {

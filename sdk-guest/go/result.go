@@ -125,6 +125,9 @@ func encodeResult(r *Result) []byte {
 	if r.Content == nil {
 		r.Content = []Content{}
 	}
+	if b, ok := encodeResultFast(r); ok {
+		return b
+	}
 	b, err := marshal(r)
 	if err != nil {
 		b, _ = marshal(Error("the tool's result could not be encoded as JSON: " + err.Error()))

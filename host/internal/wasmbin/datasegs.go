@@ -8,16 +8,21 @@ package wasmbin
 // zeros, when, and only when, the merged module is provably equivalent at
 // instantiation. The argument, condition by condition:
 //
-//   - No data count section. The instructions that name a data segment by
-//     index (memory.init and data.drop; GC's array.new_data and
-//     array.init_data, which Inspect refuses anyway) may appear only in a
-//     module that has one: the spec's binary format lets the data count be
-//     absent only if dataidx(code) is empty, so that a single-pass validator
-//     can check those indices before it reaches the data section. wazero's
-//     validator enforces it ("memory.init requires data count section").
-//     Without it no instruction refers to a segment, so the segments'
-//     number and order are invisible to code. (The "name" custom section
-//     may name data segments; wazero does not read those names.)
+//   - No instruction names a data segment. The instructions that name
+//     one by index are memory.init and data.drop (GC's array.new_data and
+//     array.init_data, which Inspect refuses anyway). Without them the
+//     segments' number and order are invisible to code. A module without
+//     a data count section has none: the spec's binary format lets the
+//     data count be absent only if dataidx(code) is empty, so that a
+//     single-pass validator can check those indices before it reaches the
+//     data section (wazero enforces it: "memory.init requires data count
+//     section"). A module with one (AssemblyScript and TinyGo emit it
+//     whenever bulk memory is on, used or not) qualifies when every
+//     function body decodes (code.go) and holds neither instruction
+//     (noSegmentNamed); its count is then rewritten to the merged number,
+//     which is the only thing the data count section says. (The "name"
+//     custom section may name data segments; wazero does not read those
+//     names.)
 //
 //   - Every segment active on memory 0 with an offset of exactly i32.const N
 //     end, and exactly one memory, defined (Preflight refuses imported ones)
@@ -168,21 +173,22 @@ func readDataSegs(r *reader) (segs []dataSeg, flagged, ok bool) {
 }
 
 // coalesceData returns the contents of a data section equivalent to the
-// one at sec in wasm, with fewer segments, or ok false if the conditions
-// above do not all hold or nothing would merge. memories are the module's
-// defined memories (Preflight has refused imported ones).
-func coalesceData(wasm []byte, sec span, hasDataCount bool, memories []Limits) (body []byte, ok bool) {
-	if hasDataCount || sec == (span{}) || len(memories) != 1 || memories[0].Is64 {
-		return nil, false
+// one at sec in wasm, with fewer segments (n of them), or ok false if the
+// conditions above do not all hold or nothing would merge. named says
+// some instruction may name a segment; memories are the module's defined
+// memories (Preflight has refused imported ones).
+func coalesceData(wasm []byte, sec span, named bool, memories []Limits) (body []byte, n int, ok bool) {
+	if named || sec == (span{}) || len(memories) != 1 || memories[0].Is64 {
+		return nil, 0, false
 	}
 	r := &reader{b: wasm[:sec.end], off: sec.start + 1}
 	if _, err := r.u32(); err != nil { // the section size, checked by parse
-		return nil, false
+		return nil, 0, false
 	}
 	bodyLen := r.left()
 	segs, flagged, ok := readDataSegs(r)
 	if !ok || len(segs) < 2 {
-		return nil, false
+		return nil, 0, false
 	}
 	slices.SortFunc(segs, func(a, b dataSeg) int {
 		return cmp.Or(cmp.Compare(a.off, b.off), cmp.Compare(a.end-a.start, b.end-b.start))
@@ -197,7 +203,7 @@ func coalesceData(wasm []byte, sec span, hasDataCount bool, memories []Limits) (
 		s := segs[i]
 		off := uint64(s.off)
 		if off < runEnd {
-			return nil, false // overlap (or an empty segment inside another)
+			return nil, 0, false // overlap (or an empty segment inside another)
 		}
 		if gap := off - runEnd; gap < maxDataGap {
 			fill += gap
@@ -207,11 +213,11 @@ func coalesceData(wasm []byte, sec span, hasDataCount bool, memories []Limits) (
 		}
 		runEnd = s.memEnd()
 		if runEnd-runStart > math.MaxUint32 {
-			return nil, false // a segment's length is a u32
+			return nil, 0, false // a segment's length is a u32
 		}
 	}
 	if len(runs) == len(segs) || fill > max(uint64(bodyLen), minFillBudget) {
-		return nil, false
+		return nil, 0, false
 	}
 
 	// The payload and the zero fill, and room for the headers (append makes
@@ -244,9 +250,9 @@ func coalesceData(wasm []byte, sec span, hasDataCount bool, memories []Limits) (
 		}
 	}
 	if uint64(len(body)) > math.MaxUint32 {
-		return nil, false
+		return nil, 0, false
 	}
-	return body, true
+	return body, len(runs), true
 }
 
 // appendZeros appends n zero bytes.
@@ -255,4 +261,45 @@ func appendZeros(b []byte, n int) []byte {
 	b = b[:len(b)+n]
 	clear(b[len(b)-n:])
 	return b
+}
+
+// noSegmentNamed reports whether the code section at code (zero: none)
+// decodes, every body of it, with no memory.init and no data.drop. A body
+// the decoder does not know counts as naming one.
+func noSegmentNamed(wasm []byte, code span) bool {
+	if code == (span{}) {
+		return true
+	}
+	r := &reader{b: wasm[:code.end], off: code.start + 1}
+	if _, err := r.u32(); err != nil { // the section size, checked by parse
+		return false
+	}
+	n, err := r.count(2)
+	if err != nil {
+		return false
+	}
+	var buf []instr
+	for range n {
+		size, err := r.u32()
+		if err != nil || uint64(size) > uint64(r.left()) {
+			return false
+		}
+		body := wasm[r.off : r.off+int(size)]
+		r.off += int(size)
+		fb, err := decodeBody(body, buf)
+		if err != nil {
+			return false
+		}
+		buf = fb.ins
+		for _, in := range fb.ins {
+			if body[in.start] != 0xFC {
+				continue
+			}
+			sr := &reader{b: body, off: in.start + 1}
+			if sub, err := sr.u32(); err != nil || sub == 8 || sub == 9 { // memory.init, data.drop
+				return false
+			}
+		}
+	}
+	return r.left() == 0
 }

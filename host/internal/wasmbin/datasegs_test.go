@@ -279,7 +279,12 @@ var dataMergeCases = []struct {
 	wasm   []byte
 }{
 	{"control", true, module(memSec(1), dataSec(active(8, "ab"), active(0, "xy"), active(12, "c")))},
-	{"data count section", false, module(memSec(1), sec(secDataCount, leb(2)), dataSec(active(0, "a"), active(2, "b")))},
+	{"data count section, no code", true, module(memSec(1), sec(secDataCount, leb(2)), dataSec(active(0, "a"), active(2, "b")))},
+	{"data count section, code naming no segment", true, countedModule(0x41, 0, 0x41, 0, 0x41, 1, 0xFC, 11, 0)},
+	{"data count section, data.drop", false, countedModule(0xFC, 9, 1)},
+	{"data count section, memory.init", false, countedModule(0x41, 0, 0x41, 0, 0x41, 1, 0xFC, 8, 0, 0)},
+	{"data count section, data.drop with a two-byte opcode", false, countedModule(0xFC, 0x89, 0x00, 0)},
+	{"data count section, code the decoder refuses", false, countedModule(0xFC, 0x7F)},
 	{"global.get offset", false, module(
 		sec(secImport, leb(1), str("extism:host/env"), str("g"), []byte{3, 0x7F, 0}), memSec(1),
 		dataSec(active(0, "a"), seg{[]byte{0, 0x23, 0, 0x0B}, "b"}))},
@@ -319,6 +324,16 @@ var dataMergeCases = []struct {
 	{"negative offsets", true, module(memSec(1), dataSec(active(-16, "ab"), active(-13, "cd")))},
 	{"exactly to the end of memory", true, module(memSec(1), dataSec(active(65000, "ab"), active(65534, "cd")))},
 	{"shared memory", true, module(sec(secMemory, leb(1), []byte{0x03, 1, 1}), dataSec(active(4, "ab"), active(0, "cd")))},
+}
+
+// countedModule is a module with a data count section, two segments 2
+// bytes apart, and one function () -> () whose body is code (its end
+// appended).
+func countedModule(code ...byte) []byte {
+	body := append(append([]byte{0}, code...), 0x0B)
+	return module(sec(secType, leb(1), []byte{0x60, 0, 0}), sec(secFunction, leb(1), leb(0)), memSec(1),
+		sec(secDataCount, leb(2)), sec(secCode, leb(1), leb(uint64(len(body))), body),
+		dataSec(active(0, "a"), active(2, "b")))
 }
 
 func TestDataMergeConditions(t *testing.T) {

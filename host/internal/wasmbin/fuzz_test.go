@@ -209,20 +209,26 @@ func FuzzPreflight(f *testing.F) {
 		if len(a) != len(b) {
 			t.Fatalf("%d sections became %d", len(a), len(b))
 		}
-		dataChanged, hasDataCount := false, false
+		dataChanged, countChanged := false, false
 		for i := range a {
-			hasDataCount = hasDataCount || a[i][0] == secDataCount
 			if a[i][0] == secData && !bytes.Equal(a[i], b[i]) {
 				dataChanged = true
+				continue
+			}
+			if a[i][0] == secDataCount && !bytes.Equal(a[i], b[i]) {
+				countChanged = true
 				continue
 			}
 			if a[i][0] != secTable && !bytes.Equal(a[i], b[i]) {
 				t.Fatalf("section %d (id %d) changed", i, a[i][0])
 			}
 		}
+		if countChanged && !dataChanged {
+			t.Fatal("the data count section changed, the data section did not")
+		}
 		if dataChanged {
-			if hasDataCount {
-				t.Fatal("data segments merged in a module with a data count section")
+			if _, lay, _ := parse(in); lay.hasDataCount && !noSegmentNamed(in, lay.code) {
+				t.Fatal("data segments merged in a module whose code names a segment")
 			}
 			if n, m := len(decodeData(t, in)), len(decodeData(t, out)); m >= n {
 				t.Fatalf("the data section changed but its %d segments became %d", n, m)

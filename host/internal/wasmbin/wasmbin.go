@@ -223,8 +223,8 @@ type Policy struct {
 // conditions; standard Go emits tens of thousands of segments, which wazero
 // evaluates one by one on every instantiation). Only the table section
 // (if some table needed a new maximum) and the data section (if segments
-// merged) are re-encoded, with minimal LEB128s; every other byte is copied
-// unchanged. wasm itself is never modified.
+// merged, and then a data count section's count) are re-encoded, with
+// minimal LEB128s; every other byte is copied unchanged. wasm itself is never modified.
 func Preflight(wasm []byte, p Policy) (patched []byte, m *Module, err error) {
 	m, lay, err := parse(wasm)
 	if err != nil {
@@ -263,7 +263,14 @@ func Preflight(wasm []byte, p Policy) (patched []byte, m *Module, err error) {
 		patches = append(patches, patch{lay.table, secTable, body})
 		size += len(body)
 	}
-	if body, ok := coalesceData(wasm, lay.data, lay.hasDataCount, m.Memories); ok {
+	// A data count section hides the segments' number and order from code
+	// only if no instruction names a segment (datasegs.go); its count
+	// then follows the merge.
+	countFree := !lay.hasDataCount || noSegmentNamed(wasm, lay.code)
+	if body, n, ok := coalesceData(wasm, lay.data, !countFree, m.Memories); ok {
+		if lay.hasDataCount {
+			patches = append(patches, patch{lay.dataCount, secDataCount, appendU64(nil, uint64(n))})
+		}
 		patches = append(patches, patch{lay.data, secData, body})
 		size += len(body)
 	}
@@ -305,6 +312,8 @@ type span struct{ start, end int }
 // layout is where parse found what Preflight may rewrite.
 type layout struct {
 	table, data  span // the table and data sections' spans, or zero
+	dataCount    span // the data count section's span, or zero
+	code         span // the code section's span, or zero
 	hasDataCount bool // the module has a data count section
 }
 
@@ -387,7 +396,9 @@ func parse(wasm []byte) (*Module, layout, error) {
 		case secDataCount:
 			dataCount, err = body.uleb(32)
 			lay.hasDataCount = true
+			lay.dataCount = span{start, r.off}
 		case secCode:
+			lay.code = span{start, r.off}
 			n, err = parseCode(body, &localsLeft)
 		case secData:
 			lay.data = span{start, r.off}
