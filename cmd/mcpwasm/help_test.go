@@ -55,3 +55,32 @@ func TestFlagsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestSubcommandUsage: each subcommand's -h prints its usage line(s) first,
+// then its flags (newFlags), and the commands that load plugins as serve
+// does take serve's --no-prefix and --load-timeout (loadFlags).
+func TestSubcommandUsage(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		usage string
+		flags []string
+	}{
+		{[]string{"serve"}, "usage: mcpwasm serve [flags]", []string{"-http", "-cache-dir", "-key"}},
+		{[]string{"call"}, "usage: mcpwasm call [flags]", []string{"-root", "-cache-dir", "-key"}},
+		{[]string{"validate"}, "usage: mcpwasm validate [--config FILE]", []string{"-confine", "-no-prefix", "-load-timeout", "-cache-dir"}},
+		{[]string{"pull"}, "usage: mcpwasm pull [--config FILE]", []string{"-update", "-key"}},
+		{[]string{"trust"}, "usage: mcpwasm trust [--diff]", []string{"-diff", "-no-prefix", "-load-timeout", "-cache-dir"}},
+		{[]string{"policy", "test"}, "usage: mcpwasm policy test [--config FILE | --policy FILE...] --principal NAME (--tool T | --prompt P | --resource URI) [--args JSON] [flags] [PLUGIN.wasm | DIR]...\nDecides one request", []string{"-principal", "-no-prefix", "-load-timeout"}},
+		{[]string{"policy", "schema"}, "usage: mcpwasm policy schema [--config FILE] [flags] [PLUGIN.wasm | DIR]...\nPrints the Cedar schema", []string{"-no-prefix", "-load-timeout", "-key"}},
+	} {
+		_, errOut, _ := runCLI(t, append(c.args, "-h")...)
+		if !strings.HasPrefix(errOut, c.usage) {
+			t.Errorf("mcpwasm %v -h does not start with %q:\n%s", c.args, c.usage, errOut)
+		}
+		for _, f := range c.flags {
+			if !strings.Contains(errOut, "\n  "+f+" ") && !strings.Contains(errOut, "\n  "+f+"\n") {
+				t.Errorf("mcpwasm %v -h does not list %s:\n%s", c.args, f, errOut)
+			}
+		}
+	}
+}
