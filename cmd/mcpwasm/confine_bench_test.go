@@ -80,14 +80,5 @@ func BenchmarkConfinement(b *testing.B) {
 func benchServer(b *testing.B, args ...string) *mcp.ClientSession {
 	b.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", b.TempDir(), "--log-level", "warn"}, args...)...)
-	stderr := &bytes.Buffer{}
-	cmd.Stderr = stderr
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		b.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
-	}
-	b.Cleanup(func() { cs.Close() })
-	return cs
+	return connectStdio(b, cmd, &bytes.Buffer{})
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,15 +81,23 @@ func stdioClient(t *testing.T, args ...string) (*mcp.ClientSession, *fixture.Buf
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir()}, args...)...)
 	cmd.Env = testEnv(t)
 	stderr := &fixture.Buffer{}
+	return connectStdio(t, cmd, stderr), stderr
+}
+
+// connectStdio starts cmd (serve over stdio) and connects go-sdk's client
+// to it, closing the session when the test ends; stderr takes cmd's
+// stderr and is shown if the connection fails.
+func connectStdio(tb testing.TB, cmd *exec.Cmd, stderr io.Writer) *mcp.ClientSession {
+	tb.Helper()
 	cmd.Stderr = stderr
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
-		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
+		tb.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
 	}
-	t.Cleanup(func() { cs.Close() })
-	return cs, stderr
+	tb.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 func TestStdioServe(t *testing.T) {

@@ -28,13 +28,9 @@ func tracedStdio(t *testing.T, c *tracingtest.Collector, env []string, args ...s
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir()}, args...)...)
 	cmd.Env = append(os.Environ(), append(env, "OTEL_BSP_SCHEDULE_DELAY=3600000")...)
 	stderr := &bytes.Buffer{}
-	cmd.Stderr = stderr
+	cs := connectStdio(t, cmd, stderr)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
-	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"a": 1},
 		Meta: mcp.Meta{"traceparent": "00-" + e2eTrace + "-00f067aa0ba902b7-01"}})
 	if err != nil || res.IsError {
