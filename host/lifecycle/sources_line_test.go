@@ -30,3 +30,31 @@ func TestMissingPluginFileNamesLine(t *testing.T) {
 		t.Fatalf("problems = %v", problems)
 	}
 }
+
+// TestLimitFlagsChecked: the size flags are parsed and checked against the
+// config's ranges, an error naming the flag; a flag not given leaves the
+// config's value.
+func TestLimitFlagsChecked(t *testing.T) {
+	cfg := &config.Config{}
+	for _, c := range []struct {
+		l    Limits
+		want string
+	}{
+		{Limits{Memory: "1KiB", Given: map[string]bool{"memory": true}}, "--memory: 1KiB is out of range"},
+		{Limits{MaxOutput: "0", Given: map[string]bool{"max-output": true}}, "--max-output: 0 bytes is out of range"},
+		{Limits{MaxOutput: "lots", Given: map[string]bool{"max-output": true}}, "--max-output: "},
+		{Limits{Budget: "1MiB"}, "--memory-budget: 1MiB is too small"},
+	} {
+		if _, err := c.l.Defaults(cfg); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want %q", c.l, err, c.want)
+		}
+	}
+	d, err := (&Limits{Memory: "8MiB", MaxOutput: "3MiB", Budget: "0", Given: map[string]bool{"memory": true, "max-output": true}}).Defaults(cfg)
+	if err != nil || d.MemoryLimit != 8<<20 || d.MaxOutput != 3<<20 {
+		t.Fatalf("8MiB, 3MiB: %+v %v", d, err)
+	}
+	d, err = (&Limits{Memory: "1KiB", Budget: "0"}).Defaults(cfg)
+	if err != nil || d.MemoryLimit != 0 {
+		t.Fatalf("--memory not given: %+v %v", d, err)
+	}
+}
