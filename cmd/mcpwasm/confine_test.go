@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -25,8 +24,7 @@ import (
 // execve from confine.Denied) turns that line into FAILED and the exit
 // code into 1.
 func TestValidateConfine(t *testing.T) {
-	dir := t.TempDir()
-	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
+	dir := fixture.Folder(t, "echo")
 	cmd := exec.Command(binary, "validate", "--confine", "--cache-dir", t.TempDir(), dir)
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -115,10 +113,7 @@ func TestServeConfinedProcStatus(t *testing.T) {
 func TestReloadUnderConfinement(t *testing.T) {
 	dir, outside := t.TempDir(), t.TempDir()
 	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	if err := os.WriteFile(cfg, []byte("[[plugin]]\npath = \"echo.wasm\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixture.Config(t, dir, "[[plugin]]\npath = \"echo.wasm\"\n")
 	rs := startReload(t, nil, nil, "--config", cfg)
 	rs.waitLog("process confined", "seccomp")
 	rs.waitTools("echo_echo")
@@ -156,5 +151,37 @@ func TestConfineFlagChecked(t *testing.T) {
 	out, err := exec.Command(binary, "serve", "--confine", "on", fixture.Path(t, "echo")).CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), `--confine "on": want auto, required or off`) {
 		t.Fatalf("serve --confine on: %v\n%s", err, out)
+	}
+}
+
+// TestValidateConfineIsolated: with isolation = "process", validate
+// --confine shows the plugin's worker policy and makes the same attempts
+// in a worker confined to it, each refused by its wall.
+func TestValidateConfineIsolated(t *testing.T) {
+	dir := fixture.Folder(t, "echo")
+	cfg := fixture.Config(t, dir, "[[plugin]]\npath = \"echo.wasm\"\nisolation = \"process\"\n")
+	cmd := exec.Command(binary, "validate", "--confine", "--cache-dir", t.TempDir(), "--config", cfg)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	out := stdout.String()
+	if err != nil {
+		t.Fatalf("validate --confine: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
+	}
+	for _, re := range []string{
+		`(?m)^worker echo: read-write \S+wazero-isolated/[0-9a-f]{16}; no TCP; no exec`,
+		`(?m)^worker echo confined: no_new_privs,landlock-fs,landlock-tcp,landlock-scoped,seccomp$`,
+		`(?m)^worker echo: refused  read \S+: .*permission denied \(Landlock\)$`,
+		`(?m)^worker echo: refused  write into ` + regexp.QuoteMeta(dir) + `: .*permission denied \(Landlock\)$`,
+		`(?m)^worker echo: refused  exec \S+: .*operation not permitted \(seccomp\)$`,
+		`(?m)^worker echo: refused  ptrace child \d+: operation not permitted \(seccomp\)$`,
+		`(?m)^worker echo: refused  connect tcp 127\.0\.0\.1:\d+: .*permission denied \(Landlock\)$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("no line matching %s\nstdout:\n%s\nstderr:\n%s", re, out, stderr.String())
+		}
+	}
+	if strings.Contains(out, "FAILED") {
+		t.Errorf("an attempt was not refused:\n%s", out)
 	}
 }

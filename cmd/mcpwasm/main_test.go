@@ -211,8 +211,7 @@ func TestLoadErrorsNameThePlugin(t *testing.T) {
 
 func TestConfigUnknownKey(t *testing.T) {
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	os.WriteFile(cfg, []byte("[server]\nname = \"x\"\n\n[defaults]\ntimeout = \"1s\"\ntimeuot = \"2s\"\n"), 0o644)
+	cfg := fixture.Config(t, dir, "[server]\nname = \"x\"\n\n[defaults]\ntimeout = \"1s\"\ntimeuot = \"2s\"\n")
 	_, errs, code := runCLI(t, "serve", "--config", cfg)
 	if code != 2 || !strings.Contains(errs, "line 6") || !strings.Contains(errs, "defaults.timeuot") {
 		t.Fatalf("code %d, stderr %q", code, errs)
@@ -221,8 +220,7 @@ func TestConfigUnknownKey(t *testing.T) {
 
 func TestSHA256Pin(t *testing.T) {
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	os.WriteFile(cfg, []byte("[[plugin]]\npath = \""+fixture.Path(t, "echo")+"\"\nsha256 = \""+strings.Repeat("ab", 32)+"\"\n"), 0o644)
+	cfg := fixture.Config(t, dir, "[[plugin]]\npath = \""+fixture.Path(t, "echo")+"\"\nsha256 = \""+strings.Repeat("ab", 32)+"\"\n")
 	cmd := exec.Command(binary, "serve", "--config", cfg, "--cache-dir", "off")
 	stdin, _ := cmd.StdinPipe()
 	stderr, _ := cmd.StderrPipe()

@@ -31,8 +31,7 @@ const (
 func opsConfig(t *testing.T, extra string) (cfg, auditLog string) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "tokens"), []byte("ci "+opsToken+"\n"), 0o600)
-	cfg = filepath.Join(dir, "mcpwasm.toml")
-	os.WriteFile(cfg, []byte(`[server.auth]
+	cfg = fixture.Config(t, dir, `[server.auth]
 tokens_file = "tokens"
 [server.audit]
 file = "audit.log"
@@ -42,7 +41,7 @@ path = "`+fixture.Path(t, "echo")+`"
 [[plugin]]
 path = "`+fixture.Path(t, "spin")+`"
 timeout = "300ms"
-`), 0o600)
+`)
 	return cfg, filepath.Join(dir, "audit.log")
 }
 

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -92,10 +90,7 @@ func awaitTask(t *testing.T, url, id string, limit time.Duration, from ...string
 func TestScaleOutTasks(t *testing.T) {
 	store := redistest.Start(t)
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[server.tasks]\nstore = %q\nlease = \"3s\"\n", store)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixture.Config(t, dir, fmt.Sprintf("[server.tasks]\nstore = %q\nlease = \"3s\"\n", store))
 	kf := writeStateKey(t, strings.Repeat("0123456789abcdef", 4))
 	urls := make([]string, 3)
 	logs := make([]*syncBuffer, 3)

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/mcpwasm/mcpwasm/internal/ocitest"
 )
 
@@ -38,8 +39,7 @@ func TestServeSignedPlugins(t *testing.T) {
 	if err := os.Rename(pub, filepath.Join(dir, "publisher.pub")); err != nil {
 		t.Fatal(err)
 	}
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	os.WriteFile(cfg, []byte(`
+	cfg := fixture.Config(t, dir, `
 [sources]
 verify = "required"
 keys = ["publisher.pub"]
@@ -52,7 +52,7 @@ path = "`+unsigned+`"
 
 [[plugin]]
 path = "`+foreign+`"
-`), 0o600)
+`)
 
 	cs, stderr := stdioClient(t, "--config", cfg)
 	if got := toolNames(t, cs, stderr); got != "good_echo" {

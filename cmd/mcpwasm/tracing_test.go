@@ -92,8 +92,7 @@ func TestTracesFlushedAtSIGTERM(t *testing.T) {
 // cause, with the loads it made as children.
 func TestReloadTraced(t *testing.T) {
 	c := tracingtest.New(t)
-	dir := t.TempDir()
-	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
+	dir := fixture.Folder(t, "echo")
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	write := func(plugins string) {
 		text := "[server.tracing]\nendpoint = \"" + c.URL + "\"\n\n" + plugins

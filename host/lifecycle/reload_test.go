@@ -172,8 +172,7 @@ func (h *harness) call(name string) (*mcp.CallToolResult, string) {
 // is not a plugin is ignored; a removed plugin disappears from the list
 // and for calls, with the same notice.
 func TestReloadFolder(t *testing.T) {
-	dir := t.TempDir()
-	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
+	dir := fixture.Folder(t, "echo")
 	h := serveInProcess(t, "", dir)
 	if got := h.tools(); got != "echo_echo" {
 		t.Fatalf("tools at start = %q", got)
@@ -274,8 +273,7 @@ func TestReloadCorruptKeepsOld(t *testing.T) {
 // old ones are withdrawn. Withdrawing first leaves a moment with no tool,
 // which the lister below catches within a few hundred refreshes.
 func TestRefreshNeverHidesATool(t *testing.T) {
-	dir := t.TempDir()
-	fixture.Copy(t, "list_changed", filepath.Join(dir, "list_changed.wasm"))
+	dir := fixture.Folder(t, "list_changed")
 	h := serveInProcess(t, "", dir)
 	if got := h.tools(); got != "list_changed_list_changed" {
 		t.Fatalf("tools at start = %q", got)
@@ -321,8 +319,7 @@ func TestRefreshNeverHidesATool(t *testing.T) {
 // and the file watch that trigger it are tested end to end in
 // cmd/mcpwasm.)
 func TestReloadConfig(t *testing.T) {
-	dir := t.TempDir()
-	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
+	dir := fixture.Folder(t, "echo")
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	write := func(text string) {
 		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {

@@ -20,8 +20,7 @@ import (
 // approved one is withdrawn (not listed), and a call to it is told it is
 // held.
 func TestRefreshHeld(t *testing.T) {
-	dir := t.TempDir()
-	fixture.Copy(t, "list_changed", filepath.Join(dir, "list_changed.wasm"))
+	dir := fixture.Folder(t, "list_changed")
 	lock := &trusttest.MemStore{}
 	h := serveWithTrust(t, trust.New(trust.Options{Store: lock}), "", dir)
 	if got := h.tools(); got != "list_changed_list_changed" {
