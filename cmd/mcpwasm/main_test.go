@@ -18,9 +18,8 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/eventually"
-
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
-
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -283,13 +282,13 @@ func TestBuiltinServe(t *testing.T) {
 func TestBuiltinResourceAndPrompt(t *testing.T) {
 	cs, stderr := stdioClient(t)
 	ctx := context.Background()
-	lr, err := cs.ListResources(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var uris []string
-	for _, r := range lr.Resources {
+	l := mcptest.ListAll(t, cs)
+	var uris, names []string
+	for _, r := range l.Resources.Resources {
 		uris = append(uris, r.URI)
+	}
+	for _, p := range l.Prompts.Prompts {
+		names = append(names, p.Name)
 	}
 	if !slices.Contains(uris, "textkit://regex-syntax") {
 		t.Fatalf("built-in resources %v lack textkit://regex-syntax\n%s", uris, stderr)
@@ -297,14 +296,6 @@ func TestBuiltinResourceAndPrompt(t *testing.T) {
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "textkit://regex-syntax"})
 	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].MIMEType != "text/markdown" || !strings.Contains(rr.Contents[0].Text, "RE2") {
 		t.Fatalf("read textkit://regex-syntax: %v %+v", err, rr)
-	}
-	lp, err := cs.ListPrompts(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, p := range lp.Prompts {
-		names = append(names, p.Name)
 	}
 	if !slices.Contains(names, "textkit_review_changes") {
 		t.Fatalf("built-in prompts %v lack textkit_review_changes\n%s", names, stderr)

@@ -10,13 +10,14 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // listHints lists the four lists and returns each result's hints.
 func listHints(t *testing.T, cs *mcp.ClientSession) map[string]mcp.Cacheable {
 	t.Helper()
-	l := servertest.ListAll(t, cs)
+	l := mcptest.ListAll(t, cs)
 	return map[string]mcp.Cacheable{"tools/list": l.Tools.Cacheable, "prompts/list": l.Prompts.Cacheable,
 		"resources/list": l.Resources.Cacheable, "resources/templates/list": l.Templates.Cacheable}
 }
