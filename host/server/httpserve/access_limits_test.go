@@ -64,16 +64,22 @@ func TestHTTPSessionsPerPrincipal(t *testing.T) {
 	open[1].Close()
 }
 
+// twoRoutes serves /mcp and /metrics behind token a, two requests a
+// principal or an IP, and returns the base URL.
+func twoRoutes(t *testing.T) string {
+	toks := servertest.StaticTokens(t, "a 0123456789abcdef0123\n")
+	srv := servertest.Audited(t, &servertest.Events{})
+	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "metrics\n") })
+	return servertest.ServeHTTP(t, srv, httpserve.Options{Routes: map[string]http.Handler{"/metrics": ok},
+		Access: httpserve.AccessOptions{Verifier: toks.Verify, Rate: 0.001, Burst: 2}})
+}
+
 // The limits are the endpoint's, not each route's: failed authentications
 // at /mcp use up the same IP's budget at /metrics (and the other way
 // round), and a principal's rate is one bucket across routes, so adding
 // a route does not multiply what a client may try.
 func TestHTTPLimitsSharedAcrossRoutes(t *testing.T) {
-	toks := servertest.StaticTokens(t, "a 0123456789abcdef0123\n")
-	srv := servertest.Audited(t, &servertest.Events{})
-	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "metrics\n") })
-	base := servertest.ServeHTTP(t, srv, httpserve.Options{Routes: map[string]http.Handler{"/metrics": ok},
-		Access: httpserve.AccessOptions{Verifier: toks.Verify, Rate: 0.001, Burst: 2}})
+	base := twoRoutes(t)
 	get := func(path, token string) (int, string) {
 		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -94,11 +100,7 @@ func TestHTTPLimitsSharedAcrossRoutes(t *testing.T) {
 
 // A principal's rate bucket is one for all routes.
 func TestHTTPRateSharedAcrossRoutes(t *testing.T) {
-	toks := servertest.StaticTokens(t, "a 0123456789abcdef0123\n")
-	srv := servertest.Audited(t, &servertest.Events{})
-	ok := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "metrics\n") })
-	base := servertest.ServeHTTP(t, srv, httpserve.Options{Routes: map[string]http.Handler{"/metrics": ok},
-		Access: httpserve.AccessOptions{Verifier: toks.Verify, Rate: 0.001, Burst: 2}})
+	base := twoRoutes(t)
 	get := func(path string) int {
 		req, _ := http.NewRequest(http.MethodGet, base+path, nil)
 		req.Header.Set("Authorization", "Bearer 0123456789abcdef0123")
