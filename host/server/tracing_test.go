@@ -28,18 +28,6 @@ const (
 	headerTP    = "00-" + headerTrace + "-b7ad6b7169203331-01"
 )
 
-// startTracing exports to an in-process OTLP receiver until the test ends.
-func startTracing(t *testing.T) (*tracingtest.Collector, *tracing.Provider) {
-	t.Helper()
-	c := tracingtest.New(t)
-	p, err := tracing.Setup(tracing.Config{Endpoint: c.URL, Env: func(string) string { return "" }})
-	if err != nil || p == nil {
-		t.Fatalf("tracing: %v %v", p, err)
-	}
-	t.Cleanup(func() { p.Shutdown(context.Background()) })
-	return c, p
-}
-
 // headerTransport adds a traceparent header to every HTTP request.
 type headerTransport struct{ tp string }
 
@@ -53,7 +41,7 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // caller's trace (its _meta, else its HTTP header); the guest call is its
 // child, with the plugin's digest, outcome, CPU time and memory peak.
 func TestRequestSpans(t *testing.T) {
-	c, p := startTracing(t)
+	c, p := tracingtest.Start(t)
 	srv, reg := newServer(t, false, loadSpec{name: "echo"}, loadSpec{name: "trap"})
 	cs := connect(t, srv, nil)
 	ctx := context.Background()
@@ -160,7 +148,7 @@ func TestNoSpansWhenOff(t *testing.T) {
 
 // A filesystem refusal is an event of the plugin call's span.
 func TestFilesystemRefusalTraced(t *testing.T) {
-	c, p := startTracing(t)
+	c, p := tracingtest.Start(t)
 	grant, _ := fsTree(t)
 	srv, _ := newServer(t, false, loadSpec{name: "fsprobe", cfg: plugin.Config{Grants: []plugin.Grant{{Path: grant, ReadOnly: true}}}})
 	fsCall(t, connect(t, srv, nil), []string{"read", grant + "/a.txt"}, []string{"read", grant + "/outlink/secret.txt"})
