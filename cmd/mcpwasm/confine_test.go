@@ -18,6 +18,19 @@ import (
 // Confinement is irreversible, so every test here confines a child
 // process (the built binary), never the test process.
 
+// validateConfine runs validate --confine with args and gives its stdout
+// and stderr, failing the test if it exits non-zero.
+func validateConfine(t *testing.T, args ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"validate", "--confine", "--cache-dir", t.TempDir()}, args...)...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("validate --confine: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	return stdout.String(), stderr.String()
+}
+
 // TestValidateConfine: validate --confine loads the plugins under serve's
 // confinement, then every attempt a compromised process would make is
 // refused, each by the wall that should refuse it. Dropping a rule (say
@@ -25,14 +38,7 @@ import (
 // code into 1.
 func TestValidateConfine(t *testing.T) {
 	dir := fixture.Folder(t, "echo")
-	cmd := exec.Command(binary, "validate", "--confine", "--cache-dir", t.TempDir(), dir)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	out := stdout.String()
-	if err != nil {
-		t.Fatalf("validate --confine: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
-	}
+	out, errOut := validateConfine(t, dir)
 	want := []string{
 		`(?m)^confined: no_new_privs,landlock-fs,landlock-tcp,landlock-scoped,seccomp \(Landlock ABI \d+\)$`,
 		`(?m)^ok  echo  `, // loaded under the confinement
@@ -45,7 +51,7 @@ func TestValidateConfine(t *testing.T) {
 	}
 	for _, re := range want {
 		if !regexp.MustCompile(re).MatchString(out) {
-			t.Errorf("no line matching %s\nstdout:\n%s\nstderr:\n%s", re, out, stderr.String())
+			t.Errorf("no line matching %s\nstdout:\n%s\nstderr:\n%s", re, out, errOut)
 		}
 	}
 	if strings.Contains(out, "FAILED") {
@@ -160,14 +166,7 @@ func TestConfineFlagChecked(t *testing.T) {
 func TestValidateConfineIsolated(t *testing.T) {
 	dir := fixture.Folder(t, "echo")
 	cfg := fixture.Config(t, dir, "[[plugin]]\npath = \"echo.wasm\"\nisolation = \"process\"\n")
-	cmd := exec.Command(binary, "validate", "--confine", "--cache-dir", t.TempDir(), "--config", cfg)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	out := stdout.String()
-	if err != nil {
-		t.Fatalf("validate --confine: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
-	}
+	out, errOut := validateConfine(t, "--config", cfg)
 	for _, re := range []string{
 		`(?m)^worker echo: read-write \S+wazero-isolated/[0-9a-f]{16}; no TCP; no exec`,
 		`(?m)^worker echo confined: no_new_privs,landlock-fs,landlock-tcp,landlock-scoped,seccomp$`,
@@ -178,7 +177,7 @@ func TestValidateConfineIsolated(t *testing.T) {
 		`(?m)^worker echo: refused  connect tcp 127\.0\.0\.1:\d+: .*permission denied \(Landlock\)$`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
-			t.Errorf("no line matching %s\nstdout:\n%s\nstderr:\n%s", re, out, stderr.String())
+			t.Errorf("no line matching %s\nstdout:\n%s\nstderr:\n%s", re, out, errOut)
 		}
 	}
 	if strings.Contains(out, "FAILED") {

@@ -140,7 +140,8 @@ func TestConfigLimitsValidated(t *testing.T) {
 // flag share one check, and validate reports every problem of a config at
 // once, each with the file and its line.
 func TestConfigKeyAndFlagAgree(t *testing.T) {
-	write := fileWriter(t, t.TempDir())
+	dir := t.TempDir()
+	write := func(name, text string) string { return fixture.File(t, dir, name, text) }
 	cfg := write("bad.toml", "[server]\nmax_sessions = -5\n\n[defaults]\nconcurrency = 0\n\n[[plugin]]\npath = \"missing.wasm\"\nsha256 = \"abc\"\n")
 	_, errOut, code := runCLI(t, "validate", "--config", cfg)
 	if code == 0 {

@@ -61,18 +61,6 @@ func get(t *testing.T, url, token string) (int, string) {
 	return resp.StatusCode, b.String()
 }
 
-// tokenClient connects go-sdk's client to url with the "ci" token.
-func tokenClient(t *testing.T, ctx context.Context, url string) *mcp.ClientSession {
-	t.Helper()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ops"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{opsToken}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
 // waitReady polls /readyz until it answers 200.
 func waitReady(t *testing.T, url string) {
 	t.Helper()
@@ -111,7 +99,7 @@ func TestOperate(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs := tokenClient(t, ctx, url)
+	cs := bearerClient(t, ctx, url, opsToken)
 	for range 2 {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"secret": "hunter2"},
 			Meta: mcp.Meta{"traceparent": traceParent}})
@@ -227,7 +215,7 @@ func TestOperateAdminListener(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs := tokenClient(t, ctx, url)
+	cs := bearerClient(t, ctx, url, opsToken)
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"secret": "hunter2"}}); err != nil {
 		t.Fatal(err)
 	}

@@ -30,8 +30,7 @@ func cmdPolicy(args []string, stdout, stderr io.Writer) int {
 		"Decides one request as serve would and prints the decision and the policies that made it; exit 0 allowed, 1 denied, 2 usage.")
 	var (
 		o                             lifecycle.PolicyTestOptions
-		lf                            limitFlags
-		rf                            remoteFlags
+		lf                            loaderFlags
 		files, scopes, groups, claims stringList
 		cfgPath                       = fs.String("config", "", "TOML config: its [server.policy] policies, and its plugins loaded for their tools")
 		at                            = fs.String("time", "", "the request's time, RFC 3339 (default now; its zone gives context.hour and context.weekday)")
@@ -55,14 +54,12 @@ func cmdPolicy(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Plugin, "plugin", "", "the plugin serving the target, when no plugin given serves it")
 	fs.StringVar(&o.Signature, "signature", "unsigned", "with --plugin: its signature state (verified, unsigned, not checked, none)")
 	fs.StringVar(&o.Annotations, "annotations", "", `with --plugin: the tool's annotations, JSON ({"readOnlyHint": true})`)
-	loadFlags(fs, &o.NoPrefix, &o.LoadTimeout)
-	lf.register(fs)
-	rf.register(fs)
+	lf.register(fs, &o.NoPrefix, &o.LoadTimeout)
 	pos, err := parseArgs(fs, args[1:])
 	if err != nil {
 		return 2
 	}
-	o.Args, o.Files, o.Limits, o.Remote = pos, files, lf.limits(), rf.options()
+	o.Args, o.Files, o.Limits, o.Remote = pos, files, lf.limits(), lf.options()
 	o.Principal.Scopes, o.Principal.Groups = scopes, groups
 	if len(claims) > 0 {
 		o.Principal.Claims = map[string]any{}
@@ -111,18 +108,15 @@ func cmdPolicySchema(args []string, stdout, stderr io.Writer) int {
 		"Prints the Cedar schema validate checks policies against: the entity model, context.arguments typed from the plugins' tools and prompts.")
 	var (
 		o       lifecycle.PolicyTestOptions
-		lf      limitFlags
-		rf      remoteFlags
+		lf      loaderFlags
 		cfgPath = fs.String("config", "", "TOML config whose plugins to load")
 	)
-	loadFlags(fs, &o.NoPrefix, &o.LoadTimeout)
-	lf.register(fs)
-	rf.register(fs)
+	lf.register(fs, &o.NoPrefix, &o.LoadTimeout)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
-	o.Args, o.Limits, o.Remote = pos, lf.limits(), rf.options()
+	o.Args, o.Limits, o.Remote = pos, lf.limits(), lf.options()
 	if o.Config, err = loadConfig(*cfgPath); err != nil {
 		fmt.Fprintln(stderr, "mcpwasm policy schema:", err)
 		return 1

@@ -18,14 +18,11 @@ func cmdTrust(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("trust", stderr, "usage: mcpwasm trust [--diff] [--config FILE] [flags] [PLUGIN.wasm | DIR | oci://… | https://…]...")
 	var (
 		o       lifecycle.TrustOptions
-		lf      limitFlags
-		rf      remoteFlags
+		lf      loaderFlags
 		cfgPath = fs.String("config", "", "TOML config file: approve its plugins' declarations (in mcpwasm.lock beside it)")
 	)
 	fs.BoolVar(&o.Diff, "diff", false, "show each declaration held (changed, field by field, or new), approve nothing; exit 1 if any")
-	loadFlags(fs, &o.NoPrefix, &o.LoadTimeout)
-	lf.register(fs)
-	rf.register(fs)
+	lf.register(fs, &o.NoPrefix, &o.LoadTimeout)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
@@ -38,7 +35,7 @@ func cmdTrust(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm trust:", err)
 		return 1
 	}
-	o.Args, o.ConfigPath, o.Limits, o.Remote = pos, *cfgPath, lf.limits(), rf.options()
+	o.Args, o.ConfigPath, o.Limits, o.Remote = pos, *cfgPath, lf.limits(), lf.options()
 	return lifecycle.Trust(o, stdout, stderr)
 }
 

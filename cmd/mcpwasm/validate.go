@@ -13,20 +13,17 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("validate", stderr, "usage: mcpwasm validate [--config FILE] [flags] [PLUGIN.wasm | DIR]...")
 	var (
 		o       lifecycle.ValidateOptions
-		lf      limitFlags
-		rf      remoteFlags
+		lf      loaderFlags
 		of      opsFlags
 		roots   stringList
 		cfgPath = fs.String("config", "", "TOML config file to check")
 	)
-	loadFlags(fs, &o.NoPrefix, &o.LoadTimeout)
+	lf.register(fs, &o.NoPrefix, &o.LoadTimeout)
 	fs.BoolVar(&o.Confine, "confine", false, "apply serve's confinement (--confine=auto), load the plugins under it, then try what a compromised process would: read outside the rules, write into the plugin folder, exec, ptrace, connect; one line per attempt, exit 1 unless every one is refused")
 	fs.StringVar(&o.Checks.HTTPAddr, "http", "", "as serve: check the HTTP listen address, authentication and limits")
 	fs.StringVar(&o.Checks.KeyFile, "state-key-file", "", "as serve: check the requestState key file")
 	fs.BoolVar(&o.Checks.InsecureNoAuth, "insecure-no-auth", false, "as serve: allow a non-loopback --http without [server.auth]")
 	of.register(fs)
-	lf.register(fs)
-	rf.register(fs)
 	fs.Var(&roots, "root", "as serve: grant every plugin read-only access to DIR (repeatable)")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
@@ -44,6 +41,6 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm validate:", err)
 		return 1
 	}
-	o.Args, o.Limits, o.Remote, o.Ops, o.Roots, o.ConfigPath = pos, lf.limits(), rf.options(), of.o, roots, *cfgPath
+	o.Args, o.Limits, o.Remote, o.Ops, o.Roots, o.ConfigPath = pos, lf.limits(), lf.options(), of.o, roots, *cfgPath
 	return lifecycle.Validate(o, stdout, stderr)
 }

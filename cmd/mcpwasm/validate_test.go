@@ -2,7 +2,6 @@ package main
 
 import (
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,25 +9,13 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
-// fileWriter returns a function writing a file of text into dir (mode
-// 0600) and returning its path.
-func fileWriter(t *testing.T, dir string) func(name, text string) string {
-	return func(name, text string) string {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-}
-
 // TestValidateCommand: `mcpwasm validate` loads what serve would and says
 // so on stdout with exit 0; a config error names the file and line, a
 // plugin that fails names the plugin, and both exit non-zero, on stderr,
 // without serving (it returns).
 func TestValidateCommand(t *testing.T) {
-	write := fileWriter(t, t.TempDir())
+	dir := t.TempDir()
+	write := func(name, text string) string { return fixture.File(t, dir, name, text) }
 	good := write("good.toml", "[[plugin]]\npath = \""+fixture.Path(t, "echo")+"\"\n")
 	out, errOut, code := runCLI(t, "validate", "--config", good)
 	if code != 0 || !strings.Contains(out, "echo") {
@@ -55,7 +42,7 @@ func TestValidateCommand(t *testing.T) {
 // (serve starts and logs it).
 func TestValidateAgreesWithServe(t *testing.T) {
 	dir := t.TempDir()
-	write := fileWriter(t, dir)
+	write := func(name, text string) string { return fixture.File(t, dir, name, text) }
 	plugin := "[[plugin]]\npath = \"" + fixture.Path(t, "echo") + "\"\n"
 	write("tokens", "ops 0123456789abcdef0123\n")
 	write("state.key", strings.Repeat("k", 64)+"\n")
@@ -104,7 +91,8 @@ func TestValidateBusyAddress(t *testing.T) {
 	}
 	freeAddr := free.Addr().String()
 	free.Close()
-	write := fileWriter(t, t.TempDir())
+	dir := t.TempDir()
+	write := func(name, text string) string { return fixture.File(t, dir, name, text) }
 	plugin := "[[plugin]]\npath = \"" + fixture.Path(t, "echo") + "\"\n"
 	for _, c := range []struct {
 		name, config string

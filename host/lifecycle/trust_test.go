@@ -23,9 +23,7 @@ func TestRefreshHeld(t *testing.T) {
 	dir := fixture.Folder(t, "list_changed")
 	lock := &trusttest.MemStore{}
 	h := serveWithTrust(t, trust.New(trust.Options{Store: lock}), "", dir)
-	if got := h.tools(); got != "list_changed_list_changed" {
-		t.Fatalf("tools at start = %q", got)
-	}
+	h.wantTools("at start", "list_changed_list_changed")
 	if len(lock.Lines("list_changed")) != 1 {
 		t.Fatalf("first use not recorded: %v", lock.Decls())
 	}
