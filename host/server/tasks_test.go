@@ -3,7 +3,6 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
 	"github.com/mcpwasm/mcpwasm/internal/eventually"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 )
 
 // go-sdk's client has no tasks: these tests speak 2026-07-28 over HTTP
@@ -71,14 +71,7 @@ func (c rpc) call(method, name string, params map[string]any) taskReply {
 		c.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	// An SSE answer carries the response on its data line.
-	if i := bytes.Index(raw, []byte("data: ")); i >= 0 {
-		raw = raw[i+len("data: "):]
-		if j := bytes.IndexByte(raw, '\n'); j >= 0 {
-			raw = raw[:j]
-		}
-	}
+	raw := mcptest.Body(resp.Body)
 	var out taskReply
 	if err := json.Unmarshal(raw, &out); err != nil {
 		c.t.Fatalf("%s: HTTP %d, not JSON-RPC: %s", method, resp.StatusCode, raw)

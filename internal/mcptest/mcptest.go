@@ -1,10 +1,12 @@
 // Package mcptest holds what tests that drive an MCP client share, in any
-// package: the four lists a session reads.
+// package: the four lists a session reads, the message in an HTTP answer.
 package mcptest
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,4 +35,17 @@ func ListAll(t testing.TB, cs *mcp.ClientSession) Lists {
 		t.Fatal(e)
 	}
 	return l
+}
+
+// Body reads an HTTP answer's body and gives the JSON-RPC message in it:
+// an SSE answer's first data line, or the body as it is.
+func Body(r io.Reader) []byte {
+	raw, _ := io.ReadAll(r)
+	if i := bytes.Index(raw, []byte("data: ")); i >= 0 {
+		raw = raw[i+len("data: "):]
+		if j := bytes.IndexByte(raw, '\n'); j >= 0 {
+			raw = raw[:j]
+		}
+	}
+	return raw
 }
