@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/mcpwasm/mcpwasm/internal/redistest"
 )
 
@@ -35,13 +35,7 @@ func taskCall(t *testing.T, url, method, name string, params map[string]any) (ma
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if i := bytes.Index(raw, []byte("data: ")); i >= 0 {
-		raw = raw[i+len("data: "):]
-		if j := bytes.IndexByte(raw, '\n'); j >= 0 {
-			raw = raw[:j]
-		}
-	}
+	raw := mcptest.Body(resp.Body)
 	var out struct {
 		Result map[string]any `json:"result"`
 		Error  map[string]any `json:"error"`
