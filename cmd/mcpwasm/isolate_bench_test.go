@@ -5,7 +5,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -47,24 +46,7 @@ func BenchmarkIsolation(b *testing.B) {
 		}
 		return time.Since(t)
 	}
-	for _, mode := range modes {
-		call(mode)
-	}
-	lat := map[string][]time.Duration{}
-	b.ResetTimer()
-	for i := range b.N {
-		for j := range modes {
-			mode := modes[(i+j)%len(modes)]
-			lat[mode] = append(lat[mode], call(mode))
-		}
-	}
-	b.StopTimer()
-	p50 := map[string]float64{}
-	for _, mode := range modes {
-		slices.Sort(lat[mode])
-		p50[mode] = float64(lat[mode][len(lat[mode])/2].Microseconds())
-		b.ReportMetric(p50[mode], "p50-"+mode+"-µs")
-	}
+	p50 := alternateP50(b, modes, call)
 	b.ReportMetric(p50["process"]/p50["in-process"], "process/in-process")
 	if w := descendant(isolated.Process.Pid, 2); w > 0 {
 		b.ReportMetric(float64(pssAnonKiB(w)), "worker-PssAnon-KiB")
