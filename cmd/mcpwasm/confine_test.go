@@ -84,13 +84,9 @@ func TestServeConfinedProcStatus(t *testing.T) {
 				args = append(args, "--confine", tc.mode)
 			}
 			url, cmd, stderr := httpServeCmd(t, args...)
+			cs := connectHTTP(t, url, stderr)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "confine"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-			if err != nil {
-				t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
-			}
-			defer cs.Close()
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"text": "walls"}})
 			if err != nil || res.IsError {
 				t.Fatalf("echo under confinement: %+v, %v\nstderr:\n%s", res, err, stderr)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -89,9 +90,22 @@ func stdioClient(t *testing.T, args ...string) (*mcp.ClientSession, *fixture.Buf
 func connectStdio(tb testing.TB, cmd *exec.Cmd, stderr io.Writer) *mcp.ClientSession {
 	tb.Helper()
 	cmd.Stderr = stderr
+	return connect(tb, &mcp.CommandTransport{Command: cmd}, stderr)
+}
+
+// connectHTTP connects go-sdk's client to serve's Streamable HTTP url,
+// closing the session when the test ends; stderr (the server's) is shown
+// if the connection fails.
+func connectHTTP(tb testing.TB, url string, stderr fmt.Stringer) *mcp.ClientSession {
+	tb.Helper()
+	return connect(tb, &mcp.StreamableClientTransport{Endpoint: url}, stderr)
+}
+
+func connect(tb testing.TB, transport mcp.Transport, stderr any) *mcp.ClientSession {
+	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, transport, nil)
 	if err != nil {
 		tb.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
 	}

@@ -148,13 +148,9 @@ func TestUnreachableCollectorCounted(t *testing.T) {
 	}
 	url, _, stderr := httpServeCmd(t, "--config", cfg, fixture.Path(t, "echo"))
 	base := strings.TrimSuffix(url, "/mcp")
+	cs := connectHTTP(t, url, stderr)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
 	for range 5 {
 		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{}}); err != nil || res.IsError {
 			t.Fatalf("echo: %v %v", res, err)
