@@ -63,8 +63,7 @@ func bearerClient(t *testing.T, ctx context.Context, url, token string) *mcp.Cli
 func TestServeStaticTokens(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "tokens"), []byte("ci 0123456789abcdef0123\n"), 0o600)
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	os.WriteFile(cfg, []byte("[server.auth]\ntokens_file = \"tokens\"\n[server.limits]\nrate = 50\n"), 0o600)
+	cfg := fixture.Config(t, dir, "[server.auth]\ntokens_file = \"tokens\"\n[server.limits]\nrate = 50\n")
 	url := httpServe(t, "--config", cfg, fixture.Path(t, "echo"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

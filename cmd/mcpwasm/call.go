@@ -17,8 +17,7 @@ import (
 )
 
 func cmdCall(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("call", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("call", stderr, "usage: mcpwasm call [flags] PLUGIN.wasm TOOL [JSON-ARGUMENTS | @FILE | -]")
 	var lf limitFlags
 	var rf remoteFlags
 	lf.register(fs)
@@ -26,10 +25,6 @@ func cmdCall(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&lf.roots, "root", "grant the plugin read-only access to DIR (repeatable)")
 	fs.Var(&lf.rwRoots, "rw-root", "grant the plugin read-write access to DIR (repeatable)")
 	logLevel := fs.String("log-level", "warn", "stderr log level (debug shows guest stdout/stderr)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mcpwasm call [flags] PLUGIN.wasm TOOL [JSON-ARGUMENTS | @FILE | -]")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2

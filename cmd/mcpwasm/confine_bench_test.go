@@ -52,42 +52,41 @@ func BenchmarkConfinement(b *testing.B) {
 				}
 				return time.Since(t)
 			}
-			for _, mode := range modes {
-				call(mode) // loaded and warm
-			}
-			lat := map[string][]time.Duration{}
-			b.ResetTimer()
-			for i := range b.N {
-				// Alternate which goes first, so neither always follows
-				// the other.
-				for j := range modes {
-					mode := modes[(i+j)%len(modes)]
-					lat[mode] = append(lat[mode], call(mode))
-				}
-			}
-			p50 := map[string]float64{}
-			for _, mode := range modes {
-				slices.Sort(lat[mode])
-				p50[mode] = float64(lat[mode][len(lat[mode])/2].Microseconds())
-				b.ReportMetric(p50[mode], "p50-"+mode+"-µs")
-			}
+			p50 := alternateP50(b, modes, call)
 			b.ReportMetric(p50["auto"]/p50["off"], "auto/off")
 		})
 	}
+}
+
+// alternateP50 calls each mode once (loaded and warm), then b.N times
+// each, alternating which goes first so that neither always follows the
+// other; it reports each mode's median latency (p50-MODE-µs) and returns
+// the medians.
+func alternateP50(b *testing.B, modes []string, call func(mode string) time.Duration) map[string]float64 {
+	for _, mode := range modes {
+		call(mode)
+	}
+	lat := map[string][]time.Duration{}
+	b.ResetTimer()
+	for i := range b.N {
+		for j := range modes {
+			mode := modes[(i+j)%len(modes)]
+			lat[mode] = append(lat[mode], call(mode))
+		}
+	}
+	b.StopTimer()
+	p50 := map[string]float64{}
+	for _, mode := range modes {
+		slices.Sort(lat[mode])
+		p50[mode] = float64(lat[mode][len(lat[mode])/2].Microseconds())
+		b.ReportMetric(p50[mode], "p50-"+mode+"-µs")
+	}
+	return p50
 }
 
 // benchServer starts serve over stdio with go-sdk's client.
 func benchServer(b *testing.B, args ...string) *mcp.ClientSession {
 	b.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", b.TempDir(), "--log-level", "warn"}, args...)...)
-	stderr := &bytes.Buffer{}
-	cmd.Stderr = stderr
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		b.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
-	}
-	b.Cleanup(func() { cs.Close() })
-	return cs
+	return connectStdio(b, cmd, &bytes.Buffer{})
 }

@@ -12,12 +12,24 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Confinement is irreversible, so every test here confines a child
 // process (the built binary), never the test process.
+
+// validateConfine runs validate --confine with args and gives its stdout
+// and stderr, failing the test if it exits non-zero.
+func validateConfine(t *testing.T, args ...string) (string, string) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"validate", "--confine", "--cache-dir", t.TempDir()}, args...)...)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("validate --confine: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	return stdout.String(), stderr.String()
+}
 
 // TestValidateConfine: validate --confine loads the plugins under serve's
 // confinement, then every attempt a compromised process would make is
@@ -25,16 +37,8 @@ import (
 // execve from confine.Denied) turns that line into FAILED and the exit
 // code into 1.
 func TestValidateConfine(t *testing.T) {
-	dir := t.TempDir()
-	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
-	cmd := exec.Command(binary, "validate", "--confine", "--cache-dir", t.TempDir(), dir)
-	var stdout, stderr strings.Builder
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	out := stdout.String()
-	if err != nil {
-		t.Fatalf("validate --confine: %v\nstdout:\n%s\nstderr:\n%s", err, out, stderr.String())
-	}
+	dir := fixture.Folder(t, "echo")
+	out, errOut := validateConfine(t, dir)
 	want := []string{
 		`(?m)^confined: no_new_privs,landlock-fs,landlock-tcp,landlock-scoped,seccomp \(Landlock ABI \d+\)$`,
 		`(?m)^ok  echo  `, // loaded under the confinement
@@ -47,7 +51,7 @@ func TestValidateConfine(t *testing.T) {
 	}
 	for _, re := range want {
 		if !regexp.MustCompile(re).MatchString(out) {
-			t.Errorf("no line matching %s\nstdout:\n%s\nstderr:\n%s", re, out, stderr.String())
+			t.Errorf("no line matching %s\nstdout:\n%s\nstderr:\n%s", re, out, errOut)
 		}
 	}
 	if strings.Contains(out, "FAILED") {
@@ -80,13 +84,9 @@ func TestServeConfinedProcStatus(t *testing.T) {
 				args = append(args, "--confine", tc.mode)
 			}
 			url, cmd, stderr := httpServeCmd(t, args...)
+			cs := connectHTTP(t, url, stderr)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "confine"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-			if err != nil {
-				t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
-			}
-			defer cs.Close()
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"text": "walls"}})
 			if err != nil || res.IsError {
 				t.Fatalf("echo under confinement: %+v, %v\nstderr:\n%s", res, err, stderr)
@@ -115,10 +115,7 @@ func TestServeConfinedProcStatus(t *testing.T) {
 func TestReloadUnderConfinement(t *testing.T) {
 	dir, outside := t.TempDir(), t.TempDir()
 	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	if err := os.WriteFile(cfg, []byte("[[plugin]]\npath = \"echo.wasm\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixture.Config(t, dir, "[[plugin]]\npath = \"echo.wasm\"\n")
 	rs := startReload(t, nil, nil, "--config", cfg)
 	rs.waitLog("process confined", "seccomp")
 	rs.waitTools("echo_echo")
@@ -156,5 +153,30 @@ func TestConfineFlagChecked(t *testing.T) {
 	out, err := exec.Command(binary, "serve", "--confine", "on", fixture.Path(t, "echo")).CombinedOutput()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), `--confine "on": want auto, required or off`) {
 		t.Fatalf("serve --confine on: %v\n%s", err, out)
+	}
+}
+
+// TestValidateConfineIsolated: with isolation = "process", validate
+// --confine shows the plugin's worker policy and makes the same attempts
+// in a worker confined to it, each refused by its wall.
+func TestValidateConfineIsolated(t *testing.T) {
+	dir := fixture.Folder(t, "echo")
+	cfg := fixture.Config(t, dir, "[[plugin]]\npath = \"echo.wasm\"\nisolation = \"process\"\n")
+	out, errOut := validateConfine(t, "--config", cfg)
+	for _, re := range []string{
+		`(?m)^worker echo: read-write \S+wazero-isolated/[0-9a-f]{16}; no TCP; no exec`,
+		`(?m)^worker echo confined: no_new_privs,landlock-fs,landlock-tcp,landlock-scoped,seccomp$`,
+		`(?m)^worker echo: refused  read \S+: .*permission denied \(Landlock\)$`,
+		`(?m)^worker echo: refused  write into ` + regexp.QuoteMeta(dir) + `: .*permission denied \(Landlock\)$`,
+		`(?m)^worker echo: refused  exec \S+: .*operation not permitted \(seccomp\)$`,
+		`(?m)^worker echo: refused  ptrace child \d+: operation not permitted \(seccomp\)$`,
+		`(?m)^worker echo: refused  connect tcp 127\.0\.0\.1:\d+: .*permission denied \(Landlock\)$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("no line matching %s\nstdout:\n%s\nstderr:\n%s", re, out, errOut)
+		}
+	}
+	if strings.Contains(out, "FAILED") {
+		t.Errorf("an attempt was not refused:\n%s", out)
 	}
 }

@@ -5,12 +5,60 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/lifecycle"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/source/store"
 	"github.com/mcpwasm/mcpwasm/host/traceparent"
 )
+
+// newFlags is subcommand name's flag set: its errors go to stderr, and its
+// Usage prints the usage lines, then the flags.
+func newFlags(name string, stderr io.Writer, usage ...string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		for _, l := range usage {
+			fmt.Fprintln(stderr, l)
+		}
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// loaderFlags are the flags of the commands that load plugins the way
+// serve does (validate, trust, policy test and schema): the per-plugin
+// limits, the remote options, --no-prefix and --load-timeout.
+type loaderFlags struct {
+	lf limitFlags
+	rf remoteFlags
+}
+
+// register registers them on fs, --no-prefix and --load-timeout into
+// noPrefix and timeout.
+func (l *loaderFlags) register(fs *flag.FlagSet, noPrefix *bool, timeout *time.Duration) {
+	fs.BoolVar(noPrefix, "no-prefix", false, "as serve: plugins given as arguments keep their declared names")
+	fs.DurationVar(timeout, "load-timeout", 60*time.Second, "give up on a plugin not loaded this long after start")
+	l.lf.register(fs)
+	l.rf.register(fs)
+}
+
+// limits are the limit flags' values.
+func (l *loaderFlags) limits() lifecycle.Limits { return l.lf.limits() }
+
+// options are the remote flags' values.
+func (l *loaderFlags) options() lifecycle.RemoteOptions { return l.rf.options() }
+
+// loadConfig reads the config file at path, or gives an empty config when
+// path is "".
+func loadConfig(path string) (*config.Config, error) {
+	if path == "" {
+		return &config.Config{}, nil
+	}
+	return config.Load(path)
+}
 
 type stringList []string
 

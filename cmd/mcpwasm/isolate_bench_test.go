@@ -5,9 +5,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -49,24 +46,7 @@ func BenchmarkIsolation(b *testing.B) {
 		}
 		return time.Since(t)
 	}
-	for _, mode := range modes {
-		call(mode)
-	}
-	lat := map[string][]time.Duration{}
-	b.ResetTimer()
-	for i := range b.N {
-		for j := range modes {
-			mode := modes[(i+j)%len(modes)]
-			lat[mode] = append(lat[mode], call(mode))
-		}
-	}
-	b.StopTimer()
-	p50 := map[string]float64{}
-	for _, mode := range modes {
-		slices.Sort(lat[mode])
-		p50[mode] = float64(lat[mode][len(lat[mode])/2].Microseconds())
-		b.ReportMetric(p50[mode], "p50-"+mode+"-µs")
-	}
+	p50 := alternateP50(b, modes, call)
 	b.ReportMetric(p50["process"]/p50["in-process"], "process/in-process")
 	if w := descendant(isolated.Process.Pid, 2); w > 0 {
 		b.ReportMetric(float64(pssAnonKiB(w)), "worker-PssAnon-KiB")
@@ -78,16 +58,7 @@ func isolationServer(b *testing.B, isolation string, args ...string) (*mcp.Clien
 	b.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--trust", "off", "--cache-dir", b.TempDir(), "--log-level", "warn"}, args...)...)
 	cmd.Env = append(os.Environ(), "MCPWASM_ISOLATION="+isolation)
-	stderr := &bytes.Buffer{}
-	cmd.Stderr = stderr
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		b.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
-	}
-	b.Cleanup(func() { cs.Close() })
-	return cs, cmd
+	return connectStdio(b, cmd, &bytes.Buffer{}), cmd
 }
 
 // BenchmarkWorkerMemory: a worker's own anonymous memory (Pss_Anon),
@@ -167,10 +138,7 @@ func pssAnonKiB(pid int) int {
 //	go test -run '^$' -bench IsolationHTTP -benchtime 4000x ./cmd/mcpwasm
 func BenchmarkIsolationHTTP(b *testing.B) {
 	kf := writeStateKey(b, strings.Repeat("0123456789abcdef", 4))
-	cfg := filepath.Join(b.TempDir(), "mcpwasm.toml")
-	if err := os.WriteFile(cfg, []byte("[server.limits]\nrate = -1\n"), 0o600); err != nil {
-		b.Fatal(err)
-	}
+	cfg := unlimitedConfig(b)
 	for _, mode := range []string{"in-process", "process"} {
 		b.Run("isolation="+mode, func(b *testing.B) {
 			b.Setenv("MCPWASM_ISOLATION", mode)
@@ -180,25 +148,7 @@ func BenchmarkIsolationHTTP(b *testing.B) {
 			for range cap(clients) {
 				clients <- statelessClient(b, urls[0], &samples)
 			}
-			ctx := context.Background()
-			cs := <-clients
-			if err := echoCall(ctx, cs, "warm"); err != nil {
-				b.Fatal(err)
-			}
-			clients <- cs
-			b.SetParallelism(max(1, cap(clients)/runtime.GOMAXPROCS(0)))
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				cs := <-clients
-				defer func() { clients <- cs }()
-				for pb.Next() {
-					if err := echoCall(ctx, cs, "x"); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+			echoParallel(b, clients, 1)
 		})
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -140,9 +139,8 @@ func TestLoadDeadline(t *testing.T) {
 // won.
 func TestCollisionOrder(t *testing.T) {
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	os.WriteFile(cfg, []byte(fmt.Sprintf("[[plugin]]\npath = %q\n\n[[plugin]]\npath = %q\n",
-		fixture.Path(t, "slow_dup"), fixture.Path(t, "dup_fast"))), 0o644)
+	cfg := fixture.Config(t, dir, fmt.Sprintf("[[plugin]]\npath = %q\n\n[[plugin]]\npath = %q\n",
+		fixture.Path(t, "slow_dup"), fixture.Path(t, "dup_fast")))
 	cs, stderr := stdioClient(t, "--config", cfg)
 	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "dup://shared"})
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,9 +19,8 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/eventually"
-
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
-
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -80,15 +81,36 @@ func stdioClient(t *testing.T, args ...string) (*mcp.ClientSession, *fixture.Buf
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir()}, args...)...)
 	cmd.Env = testEnv(t)
 	stderr := &fixture.Buffer{}
+	return connectStdio(t, cmd, stderr), stderr
+}
+
+// connectStdio starts cmd (serve over stdio) and connects go-sdk's client
+// to it, closing the session when the test ends; stderr takes cmd's
+// stderr and is shown if the connection fails.
+func connectStdio(tb testing.TB, cmd *exec.Cmd, stderr io.Writer) *mcp.ClientSession {
+	tb.Helper()
 	cmd.Stderr = stderr
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	t.Cleanup(cancel)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	return connect(tb, &mcp.CommandTransport{Command: cmd}, stderr)
+}
+
+// connectHTTP connects go-sdk's client to serve's Streamable HTTP url,
+// closing the session when the test ends; stderr (the server's) is shown
+// if the connection fails.
+func connectHTTP(tb testing.TB, url string, stderr fmt.Stringer) *mcp.ClientSession {
+	tb.Helper()
+	return connect(tb, &mcp.StreamableClientTransport{Endpoint: url}, stderr)
+}
+
+func connect(tb testing.TB, transport mcp.Transport, stderr any) *mcp.ClientSession {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, transport, nil)
 	if err != nil {
-		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
+		tb.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
 	}
-	t.Cleanup(func() { cs.Close() })
-	return cs, stderr
+	tb.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 func TestStdioServe(t *testing.T) {
@@ -202,8 +224,7 @@ func TestLoadErrorsNameThePlugin(t *testing.T) {
 
 func TestConfigUnknownKey(t *testing.T) {
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	os.WriteFile(cfg, []byte("[server]\nname = \"x\"\n\n[defaults]\ntimeout = \"1s\"\ntimeuot = \"2s\"\n"), 0o644)
+	cfg := fixture.Config(t, dir, "[server]\nname = \"x\"\n\n[defaults]\ntimeout = \"1s\"\ntimeuot = \"2s\"\n")
 	_, errs, code := runCLI(t, "serve", "--config", cfg)
 	if code != 2 || !strings.Contains(errs, "line 6") || !strings.Contains(errs, "defaults.timeuot") {
 		t.Fatalf("code %d, stderr %q", code, errs)
@@ -212,8 +233,7 @@ func TestConfigUnknownKey(t *testing.T) {
 
 func TestSHA256Pin(t *testing.T) {
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	os.WriteFile(cfg, []byte("[[plugin]]\npath = \""+fixture.Path(t, "echo")+"\"\nsha256 = \""+strings.Repeat("ab", 32)+"\"\n"), 0o644)
+	cfg := fixture.Config(t, dir, "[[plugin]]\npath = \""+fixture.Path(t, "echo")+"\"\nsha256 = \""+strings.Repeat("ab", 32)+"\"\n")
 	cmd := exec.Command(binary, "serve", "--config", cfg, "--cache-dir", "off")
 	stdin, _ := cmd.StdinPipe()
 	stderr, _ := cmd.StderrPipe()
@@ -276,13 +296,13 @@ func TestBuiltinServe(t *testing.T) {
 func TestBuiltinResourceAndPrompt(t *testing.T) {
 	cs, stderr := stdioClient(t)
 	ctx := context.Background()
-	lr, err := cs.ListResources(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var uris []string
-	for _, r := range lr.Resources {
+	l := mcptest.ListAll(t, cs)
+	var uris, names []string
+	for _, r := range l.Resources.Resources {
 		uris = append(uris, r.URI)
+	}
+	for _, p := range l.Prompts.Prompts {
+		names = append(names, p.Name)
 	}
 	if !slices.Contains(uris, "textkit://regex-syntax") {
 		t.Fatalf("built-in resources %v lack textkit://regex-syntax\n%s", uris, stderr)
@@ -290,14 +310,6 @@ func TestBuiltinResourceAndPrompt(t *testing.T) {
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "textkit://regex-syntax"})
 	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].MIMEType != "text/markdown" || !strings.Contains(rr.Contents[0].Text, "RE2") {
 		t.Fatalf("read textkit://regex-syntax: %v %+v", err, rr)
-	}
-	lp, err := cs.ListPrompts(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, p := range lp.Prompts {
-		names = append(names, p.Name)
 	}
 	if !slices.Contains(names, "textkit_review_changes") {
 		t.Fatalf("built-in prompts %v lack textkit_review_changes\n%s", names, stderr)

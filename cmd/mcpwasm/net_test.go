@@ -30,8 +30,7 @@ func TestServeNetwork(t *testing.T) {
 	u, _ := url.Parse(api.URL)
 	t.Setenv("MCPWASM_TEST_API_KEY", secret)
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	os.WriteFile(cfg, []byte(fmt.Sprintf(`[[plugin]]
+	cfg := fixture.Config(t, dir, fmt.Sprintf(`[[plugin]]
 path = %q
 [plugin.config]
 token = { env = "MCPWASM_TEST_API_KEY" }
@@ -40,7 +39,7 @@ hosts = ["127.0.0.1"]
 ports = [%s]
 schemes = ["http"]
 methods = ["GET"]
-`, fixture.Path(t, "pdk_http"), u.Port())), 0o600)
+`, fixture.Path(t, "pdk_http"), u.Port()))
 
 	cs, stderr := stdioClient(t, "--config", cfg, "--log-level", "debug")
 	ctx := context.Background()

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/lifecycle"
 	"github.com/mcpwasm/mcpwasm/host/policy"
 )
@@ -27,12 +25,12 @@ func cmdPolicy(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, policyUsage)
 		return 2
 	}
-	fs := flag.NewFlagSet("policy test", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("policy test", stderr,
+		"usage: mcpwasm policy test [--config FILE | --policy FILE...] --principal NAME (--tool T | --prompt P | --resource URI) [--args JSON] [flags] [PLUGIN.wasm | DIR]...",
+		"Decides one request as serve would and prints the decision and the policies that made it; exit 0 allowed, 1 denied, 2 usage.")
 	var (
 		o                             lifecycle.PolicyTestOptions
-		lf                            limitFlags
-		rf                            remoteFlags
+		lf                            loaderFlags
 		files, scopes, groups, claims stringList
 		cfgPath                       = fs.String("config", "", "TOML config: its [server.policy] policies, and its plugins loaded for their tools")
 		at                            = fs.String("time", "", "the request's time, RFC 3339 (default now; its zone gives context.hour and context.weekday)")
@@ -56,20 +54,12 @@ func cmdPolicy(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.Plugin, "plugin", "", "the plugin serving the target, when no plugin given serves it")
 	fs.StringVar(&o.Signature, "signature", "unsigned", "with --plugin: its signature state (verified, unsigned, not checked, none)")
 	fs.StringVar(&o.Annotations, "annotations", "", `with --plugin: the tool's annotations, JSON ({"readOnlyHint": true})`)
-	fs.BoolVar(&o.NoPrefix, "no-prefix", false, "as serve: plugins given as arguments keep their declared names")
-	fs.DurationVar(&o.LoadTimeout, "load-timeout", 60*time.Second, "give up on a plugin not loaded this long after start")
-	lf.register(fs)
-	rf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mcpwasm policy test [--config FILE | --policy FILE...] --principal NAME (--tool T | --prompt P | --resource URI) [--args JSON] [flags] [PLUGIN.wasm | DIR]...")
-		fmt.Fprintln(stderr, "Decides one request as serve would and prints the decision and the policies that made it; exit 0 allowed, 1 denied, 2 usage.")
-		fs.PrintDefaults()
-	}
+	lf.register(fs, &o.NoPrefix, &o.LoadTimeout)
 	pos, err := parseArgs(fs, args[1:])
 	if err != nil {
 		return 2
 	}
-	o.Args, o.Files, o.Limits, o.Remote = pos, files, lf.limits(), rf.options()
+	o.Args, o.Files, o.Limits, o.Remote = pos, files, lf.limits(), lf.options()
 	o.Principal.Scopes, o.Principal.Groups = scopes, groups
 	if len(claims) > 0 {
 		o.Principal.Claims = map[string]any{}
@@ -102,11 +92,9 @@ func cmdPolicy(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 	}
-	if *cfgPath != "" {
-		if o.Config, err = config.Load(*cfgPath); err != nil {
-			fmt.Fprintln(stderr, "mcpwasm policy test:", err)
-			return 1
-		}
+	if o.Config, err = loadConfig(*cfgPath); err != nil {
+		fmt.Fprintln(stderr, "mcpwasm policy test:", err)
+		return 1
 	}
 	return lifecycle.PolicyTest(o, stdout, stderr)
 }
@@ -115,33 +103,23 @@ func cmdPolicy(args []string, stdout, stderr io.Writer) int {
 // config and the arguments name: write your own [server.policy] schema
 // from it.
 func cmdPolicySchema(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("policy schema", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("policy schema", stderr,
+		"usage: mcpwasm policy schema [--config FILE] [flags] [PLUGIN.wasm | DIR]...",
+		"Prints the Cedar schema validate checks policies against: the entity model, context.arguments typed from the plugins' tools and prompts.")
 	var (
 		o       lifecycle.PolicyTestOptions
-		lf      limitFlags
-		rf      remoteFlags
+		lf      loaderFlags
 		cfgPath = fs.String("config", "", "TOML config whose plugins to load")
 	)
-	fs.BoolVar(&o.NoPrefix, "no-prefix", false, "as serve: plugins given as arguments keep their declared names")
-	fs.DurationVar(&o.LoadTimeout, "load-timeout", 60*time.Second, "give up on a plugin not loaded this long after start")
-	lf.register(fs)
-	rf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mcpwasm policy schema [--config FILE] [flags] [PLUGIN.wasm | DIR]...")
-		fmt.Fprintln(stderr, "Prints the Cedar schema validate checks policies against: the entity model, context.arguments typed from the plugins' tools and prompts.")
-		fs.PrintDefaults()
-	}
+	lf.register(fs, &o.NoPrefix, &o.LoadTimeout)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
 	}
-	o.Args, o.Limits, o.Remote = pos, lf.limits(), rf.options()
-	if *cfgPath != "" {
-		if o.Config, err = config.Load(*cfgPath); err != nil {
-			fmt.Fprintln(stderr, "mcpwasm policy schema:", err)
-			return 1
-		}
+	o.Args, o.Limits, o.Remote = pos, lf.limits(), lf.options()
+	if o.Config, err = loadConfig(*cfgPath); err != nil {
+		fmt.Fprintln(stderr, "mcpwasm policy schema:", err)
+		return 1
 	}
 	return lifecycle.PolicySchema(o, stdout, stderr)
 }

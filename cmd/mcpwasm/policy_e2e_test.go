@@ -181,8 +181,7 @@ func TestPolicyHotReload(t *testing.T) {
 func TestPolicyBrokenAtStart(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "p.cedar"), []byte("permit(principal, action, resource);\nforbid(principal, action resource);\n"), 0o600)
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	os.WriteFile(cfg, []byte("[server.policy]\nfiles = [\"p.cedar\"]\n"), 0o600)
+	cfg := fixture.Config(t, dir, "[server.policy]\nfiles = [\"p.cedar\"]\n")
 	_, errOut, code := runCLI(t, "serve", "--cache-dir", t.TempDir(), "--config", cfg, fixture.Path(t, "echo"))
 	if code != 2 || !strings.Contains(errOut, filepath.Join(dir, "p.cedar")+":2:") {
 		t.Fatalf("exit %d\n%s", code, errOut)

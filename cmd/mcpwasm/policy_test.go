@@ -9,15 +9,6 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
-func policyFile(t *testing.T, dir, name, text string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestPolicyTestCommand: `mcpwasm policy test` decides one request, with
 // the fs plugin loaded for its tools, and names the deciding policy, its
 // file and line and its reason; exit 0 allowed, 1 denied.
@@ -62,7 +53,7 @@ func TestPolicyTestCommand(t *testing.T) {
 // with its line.
 func TestPolicyTestBrokenFile(t *testing.T) {
 	dir := t.TempDir()
-	bad := policyFile(t, dir, "bad.cedar", "permit(principal, action, resource);\n\nforbid(principal, action, resource) when { context.hour > };\n")
+	bad := fixture.File(t, dir, "bad.cedar", "permit(principal, action, resource);\n\nforbid(principal, action, resource) when { context.hour > };\n")
 	_, errOut, code := runCLI(t, "policy", "test", "--policy", bad, "--principal", "u", "--tool", "t", "--plugin", "p")
 	if code != 1 || !strings.Contains(errOut, "bad.cedar:3:") {
 		t.Fatalf("exit %d\n%s", code, errOut)
@@ -76,14 +67,14 @@ func TestValidatePolicies(t *testing.T) {
 	fs := fixture.Plugin(t, "fs")
 	dir := t.TempDir()
 	docs := filepath.Join(fixture.Root(), "docs", "policies")
-	cfg := policyFile(t, dir, "mcpwasm.toml", "[server.policy]\nfiles = [\""+filepath.Join(docs, "base.cedar")+"\", \""+
+	cfg := fixture.File(t, dir, "mcpwasm.toml", "[server.policy]\nfiles = [\""+filepath.Join(docs, "base.cedar")+"\", \""+
 		filepath.Join(docs, "support-docs.cedar")+"\", \"extra.cedar\"]\n\n[[plugin]]\npath = \""+fs+"\"\n")
-	policyFile(t, dir, "extra.cedar", `permit(principal, action, resource) when { context.arguments has offset && context.arguments.offset > 10 };`)
+	fixture.File(t, dir, "extra.cedar", `permit(principal, action, resource) when { context.arguments has offset && context.arguments.offset > 10 };`)
 	out, errOut, code := runCLI(t, "validate", "--cache-dir", t.TempDir(), "--config", cfg)
 	if code != 0 || !strings.Contains(out, "ok  3 policies match the schema") {
 		t.Fatalf("valid: exit %d\n%s%s", code, out, errOut)
 	}
-	policyFile(t, dir, "extra.cedar", "\n\npermit(principal, action, resource) when { context.arguments.nope == 1 };")
+	fixture.File(t, dir, "extra.cedar", "\n\npermit(principal, action, resource) when { context.arguments.nope == 1 };")
 	out, errOut, code = runCLI(t, "validate", "--cache-dir", t.TempDir(), "--config", cfg)
 	if code != 1 || !strings.Contains(errOut, "extra.cedar:3") || !strings.Contains(errOut, "nope") {
 		t.Fatalf("invalid: exit %d\n%s%s", code, out, errOut)
@@ -91,7 +82,7 @@ func TestValidatePolicies(t *testing.T) {
 	// With the operator's own schema (here one typing "nope"), validate
 	// checks against it instead.
 	schema, _, _ := runCLI(t, "policy", "schema", "--cache-dir", t.TempDir(), fs)
-	policyFile(t, dir, "own.cedarschema", strings.Replace(schema, "type Arguments = {\n", "type Arguments = {\n  \"nope\": Long,\n", 1))
+	fixture.File(t, dir, "own.cedarschema", strings.Replace(schema, "type Arguments = {\n", "type Arguments = {\n  \"nope\": Long,\n", 1))
 	os.WriteFile(cfg, []byte("[server.policy]\nfiles = [\"extra.cedar\"]\nschema = \"own.cedarschema\"\n\n[[plugin]]\npath = \""+fs+"\"\n"), 0o600)
 	out, errOut, code = runCLI(t, "validate", "--cache-dir", t.TempDir(), "--config", cfg)
 	if code != 0 || !strings.Contains(out, "ok  1 policies match "+filepath.Join(dir, "own.cedarschema")) {

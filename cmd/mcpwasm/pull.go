@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,16 +20,11 @@ import (
 // moves their pins. It prints one line per plugin on stderr (and progress
 // while downloading, on a terminal); it exits 1 if any plugin failed.
 func cmdPull(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("pull", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("pull", stderr, "usage: mcpwasm pull [--config FILE] [--update] [flags] [oci://… | https://…#sha256=HEX]...")
 	var rf remoteFlags
 	cfgPath := fs.String("config", "", "TOML config file: pull its oci:// and https:// plugins (pins go in mcpwasm.lock beside it)")
 	update := fs.Bool("update", false, "resolve tags again, move their pins in the lock file, and look for signatures again")
 	rf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mcpwasm pull [--config FILE] [--update] [flags] [oci://… | https://…#sha256=HEX]...")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
@@ -39,12 +33,10 @@ func cmdPull(args []string, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm pull: --offline: pull is what fetches; serve takes --offline")
 		return 2
 	}
-	cfg := &config.Config{}
-	if *cfgPath != "" {
-		if cfg, err = config.Load(*cfgPath); err != nil {
-			fmt.Fprintln(stderr, "mcpwasm pull:", err)
-			return 2
-		}
+	cfg, err := loadConfig(*cfgPath)
+	if err != nil {
+		fmt.Fprintln(stderr, "mcpwasm pull:", err)
+		return 2
 	}
 	type item struct {
 		src string

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/source"
 	"github.com/mcpwasm/mcpwasm/host/source/store"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/mcpwasm/mcpwasm/internal/ocitest"
 )
 
@@ -194,8 +195,7 @@ func TestLockFileLocation(t *testing.T) {
 		t.Fatalf("pull --store: exit %d, not pinned in %s\n%s", code, storeDir, errOut)
 	}
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	os.WriteFile(cfg, []byte("[sources]\nstore = \""+storeDir+"\"\n"), 0o600)
+	cfg := fixture.Config(t, dir, "[sources]\nstore = \""+storeDir+"\"\n")
 	if _, errOut, code := runCLI(t, "pull", "--config", cfg, src); code != 0 || !pinned(filepath.Join(dir, source.LockName)) {
 		t.Fatalf("pull --config with a tag argument: exit %d, not pinned beside the config\n%s", code, errOut)
 	}

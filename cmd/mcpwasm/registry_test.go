@@ -76,8 +76,7 @@ func TestServeRemoteSources(t *testing.T) {
 	sum := strings.TrimPrefix(store.Digest(echo), "sha256:")
 
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	os.WriteFile(cfg, []byte(`
+	cfg := fixture.Config(t, dir, `
 [[plugin]]
 path = "oci://`+reg.Host()+`/plugins/echo:1.0"
 
@@ -85,7 +84,7 @@ path = "oci://`+reg.Host()+`/plugins/echo:1.0"
 name = "web"
 path = "`+srv.URL+`/dl/echo.wasm"
 sha256 = "`+sum+`"
-`), 0o600)
+`)
 	cs, stderr := stdioClient(t, "--config", cfg,
 		"oci://"+reg.Host()+"/plugins/second@"+reg.Repo("plugins/second").MustResolve(t, "latest"),
 		srv.URL+"/other/third.wasm#sha256="+sum)

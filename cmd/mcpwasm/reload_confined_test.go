@@ -57,12 +57,8 @@ func TestAtomicReplaceUnderConfinement(t *testing.T) {
 				rs.waitTools("p_a,p_b")
 			})
 			t.Run("config file", func(t *testing.T) {
-				dir := t.TempDir()
-				fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
-				cfg := filepath.Join(dir, "mcpwasm.toml")
-				if err := os.WriteFile(cfg, []byte("[[plugin]]\nname = \"one\"\npath = \"echo.wasm\"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				dir := fixture.Folder(t, "echo")
+				cfg := fixture.Config(t, dir, "[[plugin]]\nname = \"one\"\npath = \"echo.wasm\"\n")
 				rs := startReload(t, nil, nil, "--confine", mode, "--config", cfg)
 				rs.waitLog("process confined")
 				rs.waitTools("one_echo")

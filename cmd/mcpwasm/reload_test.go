@@ -261,8 +261,7 @@ func TestReloadReplaceFinishesInFlightCall(t *testing.T) {
 // config and applies the plugins' changes. (What a reload of a broken or a
 // changed config does is TestReloadConfig, in process, in host/lifecycle.)
 func TestSIGHUPReloadsConfig(t *testing.T) {
-	dir := t.TempDir()
-	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
+	dir := fixture.Folder(t, "echo")
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	write := func(text string) {
 		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
@@ -291,13 +290,8 @@ func TestSIGHUPReloadsConfig(t *testing.T) {
 // TestConfigFileWatched: saving the config file reloads it without a
 // signal; a [[plugin]] added there is served.
 func TestConfigFileWatched(t *testing.T) {
-	dir := t.TempDir()
-	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
-	fixture.Copy(t, "constant", filepath.Join(dir, "constant.wasm"))
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	if err := os.WriteFile(cfg, []byte("[[plugin]]\npath = \"echo.wasm\"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := fixture.Folder(t, "echo", "constant")
+	cfg := fixture.Config(t, dir, "[[plugin]]\npath = \"echo.wasm\"\n")
 	rs := startReload(t, nil, nil, "--config", cfg)
 	if got := rs.tools(); got != "echo_echo" {
 		t.Fatalf("tools at start = %q", got)

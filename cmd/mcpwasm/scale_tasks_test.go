@@ -4,15 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/mcpwasm/mcpwasm/internal/redistest"
 )
 
@@ -37,13 +35,7 @@ func taskCall(t *testing.T, url, method, name string, params map[string]any) (ma
 		t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	if i := bytes.Index(raw, []byte("data: ")); i >= 0 {
-		raw = raw[i+len("data: "):]
-		if j := bytes.IndexByte(raw, '\n'); j >= 0 {
-			raw = raw[:j]
-		}
-	}
+	raw := mcptest.Body(resp.Body)
 	var out struct {
 		Result map[string]any `json:"result"`
 		Error  map[string]any `json:"error"`
@@ -92,10 +84,7 @@ func awaitTask(t *testing.T, url, id string, limit time.Duration, from ...string
 func TestScaleOutTasks(t *testing.T) {
 	store := redistest.Start(t)
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[server.tasks]\nstore = %q\nlease = \"3s\"\n", store)), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixture.Config(t, dir, fmt.Sprintf("[server.tasks]\nstore = %q\nlease = \"3s\"\n", store))
 	kf := writeStateKey(t, strings.Repeat("0123456789abcdef", 4))
 	urls := make([]string, 3)
 	logs := make([]*syncBuffer, 3)

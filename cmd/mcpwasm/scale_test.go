@@ -216,10 +216,7 @@ func BenchmarkScaleOut(b *testing.B) {
 	kf := writeStateKey(b, strings.Repeat("0123456789abcdef", 4))
 	// Every request comes from the balancer's address: without
 	// authentication the per-IP rate limit would be the balancer's.
-	cfg := filepath.Join(b.TempDir(), "mcpwasm.toml")
-	if err := os.WriteFile(cfg, []byte("[server.limits]\nrate = -1\n"), 0o600); err != nil {
-		b.Fatal(err)
-	}
+	cfg := unlimitedConfig(b)
 	for _, n := range []int{1, 3} {
 		b.Run(fmt.Sprintf("replicas=%d", n), func(b *testing.B) {
 			urls, _ := startReplicas(b, n, "--state-key-file", kf, "--config", cfg)
@@ -230,27 +227,44 @@ func BenchmarkScaleOut(b *testing.B) {
 			for range cap(clients) {
 				clients <- statelessClient(b, front, &samples)
 			}
-			ctx := context.Background()
-			for range n { // every replica has loaded its plugins
-				cs := <-clients
-				if err := echoCall(ctx, cs, "warm"); err != nil {
-					b.Fatal(err)
-				}
-				clients <- cs
-			}
-			b.SetParallelism(max(1, cap(clients)/runtime.GOMAXPROCS(0)))
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				cs := <-clients
-				defer func() { clients <- cs }()
-				for pb.Next() {
-					if err := echoCall(ctx, cs, "x"); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+			echoParallel(b, clients, n) // every replica has loaded its plugins
 		})
 	}
+}
+
+// echoParallel warms the server through warm of the clients (an echo call
+// each), then has every client call echo at once for b.N calls in all, and
+// reports calls/s.
+func echoParallel(b *testing.B, clients chan *mcp.ClientSession, warm int) {
+	ctx := context.Background()
+	for range warm {
+		cs := <-clients
+		if err := echoCall(ctx, cs, "warm"); err != nil {
+			b.Fatal(err)
+		}
+		clients <- cs
+	}
+	b.SetParallelism(max(1, cap(clients)/runtime.GOMAXPROCS(0)))
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		cs := <-clients
+		defer func() { clients <- cs }()
+		for pb.Next() {
+			if err := echoCall(ctx, cs, "x"); err != nil {
+				b.Error(err)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+}
+
+// unlimitedConfig writes a config with no per-IP rate limit: every request
+// of a benchmark comes from one address.
+func unlimitedConfig(b *testing.B) string {
+	cfg := filepath.Join(b.TempDir(), "mcpwasm.toml")
+	if err := os.WriteFile(cfg, []byte("[server.limits]\nrate = -1\n"), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	return cfg
 }

@@ -76,10 +76,7 @@ key = { file = "secret.txt" }
 tools = '%s'
 result = '%s'
 `, fixture.Path(t, "pdk_http"), u.Port(), fixture.Path(t, "declares"), tools, strings.ReplaceAll(string(answer), "'", `\u0027`))
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	if err := os.WriteFile(cfg, []byte(cfgText), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := fixture.Config(t, dir, cfgText)
 	b64 := base64.StdEncoding.EncodeToString([]byte(fileSecret))
 	forbidden := []string{envSecret, fileSecret, string(esc[1 : len(esc)-1]), b64[4:24], ghToken, envSecret[:12] /* split */}
 	for _, transport := range []string{"stdio", "http"} {

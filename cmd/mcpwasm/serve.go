@@ -19,8 +19,7 @@ import (
 
 // cmdServe parses serve's flags and runs lifecycle.Serve.
 func cmdServe(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("serve", stderr, "usage: mcpwasm serve [flags] [PLUGIN.wasm | DIR]...")
 	var (
 		lf        limitFlags
 		of        opsFlags
@@ -51,10 +50,6 @@ func cmdServe(args []string, stderr io.Writer) int {
 	fs.Var(&roots, "root", "grant every plugin read-only access to DIR (repeatable); a client's roots narrow it further")
 	confineMode := confineFlag(fs)
 	fs.BoolVar(&o.BenchNativeEcho, "bench-native-echo", false, "bench only: also serve native_echo, a native Go echo tool in this server (see mcpwasm-bench)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mcpwasm serve [flags] [PLUGIN.wasm | DIR]...")
-		fs.PrintDefaults()
-	}
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2

@@ -28,13 +28,9 @@ func tracedStdio(t *testing.T, c *tracingtest.Collector, env []string, args ...s
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir()}, args...)...)
 	cmd.Env = append(os.Environ(), append(env, "OTEL_BSP_SCHEDULE_DELAY=3600000")...)
 	stderr := &bytes.Buffer{}
-	cmd.Stderr = stderr
+	cs := connectStdio(t, cmd, stderr)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v\nstderr:\n%s", err, stderr)
-	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"a": 1},
 		Meta: mcp.Meta{"traceparent": "00-" + e2eTrace + "-00f067aa0ba902b7-01"}})
 	if err != nil || res.IsError {
@@ -96,8 +92,7 @@ func TestTracesFlushedAtSIGTERM(t *testing.T) {
 // cause, with the loads it made as children.
 func TestReloadTraced(t *testing.T) {
 	c := tracingtest.New(t)
-	dir := t.TempDir()
-	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
+	dir := fixture.Folder(t, "echo")
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	write := func(plugins string) {
 		text := "[server.tracing]\nendpoint = \"" + c.URL + "\"\n\n" + plugins
@@ -153,13 +148,9 @@ func TestUnreachableCollectorCounted(t *testing.T) {
 	}
 	url, _, stderr := httpServeCmd(t, "--config", cfg, fixture.Path(t, "echo"))
 	base := strings.TrimSuffix(url, "/mcp")
+	cs := connectHTTP(t, url, stderr)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "e2e"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
 	for range 5 {
 		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{}}); err != nil || res.IsError {
 			t.Fatalf("echo: %v %v", res, err)

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/hiddentext"
 	"github.com/mcpwasm/mcpwasm/host/lifecycle"
 	"github.com/mcpwasm/mcpwasm/host/registry"
@@ -18,22 +15,14 @@ import (
 // lock file, what serve with the same config and arguments holds (or,
 // with --diff, show it).
 func cmdTrust(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("trust", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("trust", stderr, "usage: mcpwasm trust [--diff] [--config FILE] [flags] [PLUGIN.wasm | DIR | oci://… | https://…]...")
 	var (
-		lf        limitFlags
-		rf        remoteFlags
-		cfgPath   = fs.String("config", "", "TOML config file: approve its plugins' declarations (in mcpwasm.lock beside it)")
-		diff      = fs.Bool("diff", false, "show each declaration held (changed, field by field, or new), approve nothing; exit 1 if any")
-		noPrefix  = fs.Bool("no-prefix", false, "as serve: plugins given as arguments keep their declared names")
-		loadLimit = fs.Duration("load-timeout", 60*time.Second, "give up on a plugin not loaded this long after start")
+		o       lifecycle.TrustOptions
+		lf      loaderFlags
+		cfgPath = fs.String("config", "", "TOML config file: approve its plugins' declarations (in mcpwasm.lock beside it)")
 	)
-	lf.register(fs)
-	rf.register(fs)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: mcpwasm trust [--diff] [--config FILE] [flags] [PLUGIN.wasm | DIR | oci://… | https://…]...")
-		fs.PrintDefaults()
-	}
+	fs.BoolVar(&o.Diff, "diff", false, "show each declaration held (changed, field by field, or new), approve nothing; exit 1 if any")
+	lf.register(fs, &o.NoPrefix, &o.LoadTimeout)
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return 2
@@ -42,15 +31,12 @@ func cmdTrust(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "mcpwasm trust: nothing to approve: give --config FILE, plugin files or folders (what serve takes)")
 		return 2
 	}
-	cfg := &config.Config{}
-	if *cfgPath != "" {
-		if cfg, err = config.Load(*cfgPath); err != nil {
-			fmt.Fprintln(stderr, "mcpwasm trust:", err)
-			return 1
-		}
+	if o.Config, err = loadConfig(*cfgPath); err != nil {
+		fmt.Fprintln(stderr, "mcpwasm trust:", err)
+		return 1
 	}
-	return lifecycle.Trust(lifecycle.TrustOptions{Args: pos, ConfigPath: *cfgPath, Config: cfg, Limits: lf.limits(), Remote: rf.options(),
-		NoPrefix: *noPrefix, LoadTimeout: *loadLimit, Diff: *diff}, stdout, stderr)
+	o.Args, o.ConfigPath, o.Limits, o.Remote = pos, *cfgPath, lf.limits(), lf.options()
+	return lifecycle.Trust(o, stdout, stderr)
 }
 
 // declInfo is one declaration in inspect's report: its fingerprint and

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -91,14 +90,7 @@ func TestTrustHoldsE2E(t *testing.T) {
 					return cs, stderr
 				}
 				url, _, stderr := httpServeCmd(t, "--config", cfg)
-				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-				defer cancel()
-				cs, err := mcp.NewClient(&mcp.Implementation{Name: "trust-e2e"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-				if err != nil {
-					t.Fatalf("connect: %v\n%s", err, stderr)
-				}
-				t.Cleanup(func() { cs.Close() })
-				return cs, stderr
+				return connectHTTP(t, url, stderr), stderr
 			}
 			// First use: recorded and served.
 			cfg := trustConfig(t, dir, "", toolDecl("echo", approvedDesc))

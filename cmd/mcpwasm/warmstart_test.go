@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,24 +36,8 @@ func startOver(t *testing.T, cache string, args ...string) (*mcp.ClientSession, 
 // lists is every list a client can read, as JSON.
 func lists(t *testing.T, cs *mcp.ClientSession) string {
 	t.Helper()
-	ctx := context.Background()
-	lt, err := cs.ListTools(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lr, err := cs.ListResources(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lrt, err := cs.ListResourceTemplates(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lp, err := cs.ListPrompts(ctx, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal([]any{lt.Tools, lr.Resources, lrt.ResourceTemplates, lp.Prompts})
+	l := mcptest.ListAll(t, cs)
+	b, _ := json.Marshal([]any{l.Tools.Tools, l.Resources.Resources, l.Templates.ResourceTemplates, l.Prompts.Prompts})
 	return string(b)
 }
 

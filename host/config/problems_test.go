@@ -157,3 +157,14 @@ server.name = "n"
 		}
 	}
 }
+
+// wantRefused checks that Parse refuses each text with an error that
+// contains the text's message.
+func wantRefused(t *testing.T, cases map[string]string) {
+	t.Helper()
+	for text, want := range cases {
+		if _, err := Parse([]byte(text)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error containing %q", text, err, want)
+		}
+	}
+}

@@ -47,9 +47,7 @@ func TestSwapInUndoesRefusal(t *testing.T) {
 	if _, err := h.c.swapIn(old, e, registry.AddOptions{}); err == nil || !strings.Contains(err.Error(), "x-mcp-header") {
 		t.Fatalf("swapIn of a refused version = %v", err)
 	}
-	if got := h.tools(); got != "tool_echo" {
-		t.Fatalf("tools after the refused replacement = %q", got)
-	}
+	h.wantTools("after the refused replacement", "tool_echo")
 	if res, out := h.call("tool_echo"); res.IsError {
 		t.Fatalf("the old version no longer answers: %s", out)
 	}
@@ -64,7 +62,5 @@ func TestSwapInUndoesRefusal(t *testing.T) {
 	if ps := h.c.reg.Plugins(); len(ps) != 1 || ps[0] != old {
 		t.Fatalf("a refused new plugin stayed in the registry: %d plugins", len(ps))
 	}
-	if got := h.tools(); got != "tool_echo" {
-		t.Fatalf("tools after the refused addition = %q", got)
-	}
+	h.wantTools("after the refused addition", "tool_echo")
 }

@@ -19,9 +19,7 @@ import (
 // A read with no deadline of its own would hold the load until the load
 // deadline (a minute here) and be reported as late instead.
 func TestColdLoadSpinningList(t *testing.T) {
-	dir := t.TempDir()
-	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
-	fixture.Copy(t, "spin_list", filepath.Join(dir, "spin_list.wasm"))
+	dir := fixture.Folder(t, "echo", "spin_list")
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	text := "[[plugin]]\nname = \"spinner\"\npath = \"spin_list.wasm\"\ntimeout = \"300ms\"\n\n[[plugin]]\nname = \"echo\"\npath = \"echo.wasm\"\n"
 	if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {

@@ -64,14 +64,7 @@ func NewFetcher(ctx context.Context, rf RemoteOptions, cfg *config.Config, logge
 // resolver opens the store and the lock file once.
 func (f *Fetcher) resolver() (*source.Resolver, error) {
 	f.once.Do(func() {
-		dir := f.rf.StoreDir
-		if dir == "" {
-			dir = f.sources.Store
-		}
-		if dir == "" {
-			dir = store.DefaultDir()
-		}
-		st, err := store.Open(dir)
+		st, err := f.openStore()
 		if err != nil {
 			f.err = err
 			return
@@ -95,6 +88,16 @@ func (f *Fetcher) Lock() (*source.Lock, error) {
 	if f.cfgFile != "" {
 		return f.openLock("")
 	}
+	st, err := f.openStore()
+	if err != nil {
+		return nil, err
+	}
+	return f.openLock(st.Dir())
+}
+
+// openStore opens the plugin store: --store, else [sources] store, else
+// the user's default.
+func (f *Fetcher) openStore() (*store.Store, error) {
 	dir := f.rf.StoreDir
 	if dir == "" {
 		dir = f.sources.Store
@@ -102,11 +105,7 @@ func (f *Fetcher) Lock() (*source.Lock, error) {
 	if dir == "" {
 		dir = store.DefaultDir()
 	}
-	st, err := store.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	return f.openLock(st.Dir())
+	return store.Open(dir)
 }
 
 // openLock opens the lock file once: beside the config, else in storeDir.

@@ -30,10 +30,7 @@ func TestFailedReloadKeepsServing(t *testing.T) {
 			case "folder":
 				h = serveInProcess(t, "", dir)
 			case "config":
-				cfg := filepath.Join(dir, "mcpwasm.toml")
-				if err := os.WriteFile(cfg, []byte("[[plugin]]\npath = \"p.wasm\"\n"), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				cfg := fixture.Config(t, dir, "[[plugin]]\npath = \"p.wasm\"\n")
 				h = serveInProcess(t, cfg)
 			}
 			want := h.tools()

@@ -117,6 +117,15 @@ func (h *harness) rescan(paths ...string) {
 	h.r.rescan(context.Background(), touched)
 }
 
+// wantTools fails the test unless tools/list names want ("tool_a,tool_b")
+// when (the moment it is checked, for the message).
+func (h *harness) wantTools(when, want string) {
+	h.t.Helper()
+	if got := h.tools(); got != want {
+		h.t.Fatalf("tools %s = %q, want %q\nlog:\n%s", when, got, want, h.logs)
+	}
+}
+
 // tools lists the tool names, sorted and comma-separated.
 func (h *harness) tools() string {
 	h.t.Helper()
@@ -172,21 +181,16 @@ func (h *harness) call(name string) (*mcp.CallToolResult, string) {
 // is not a plugin is ignored; a removed plugin disappears from the list
 // and for calls, with the same notice.
 func TestReloadFolder(t *testing.T) {
-	dir := t.TempDir()
-	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
+	dir := fixture.Folder(t, "echo")
 	h := serveInProcess(t, "", dir)
-	if got := h.tools(); got != "echo_echo" {
-		t.Fatalf("tools at start = %q", got)
-	}
+	h.wantTools("at start", "echo_echo")
 
 	constant := filepath.Join(dir, "constant.wasm")
 	fixture.Copy(t, "constant", constant)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a plugin"), 0o644)
 	h.rescan(constant, filepath.Join(dir, "notes.txt"))
 	h.waitChanged()
-	if got := h.tools(); got != "constant_a,constant_b,echo_echo" {
-		t.Fatalf("tools after the drop = %q", got)
-	}
+	h.wantTools("after the drop", "constant_a,constant_b,echo_echo")
 	if _, out := h.call("constant_a"); !strings.Contains(out, `"constant"`) {
 		t.Fatalf("constant_a after the drop: %s", out)
 	}
@@ -199,9 +203,7 @@ func TestReloadFolder(t *testing.T) {
 	}
 	h.rescan(constant)
 	h.waitChanged()
-	if got := h.tools(); got != "echo_echo" {
-		t.Fatalf("tools after the removal = %q", got)
-	}
+	h.wantTools("after the removal", "echo_echo")
 	if h.logLine("plugin removed", constant) == "" {
 		t.Fatalf("no 'plugin removed' line:\n%s", h.logs)
 	}
@@ -223,9 +225,7 @@ func TestReloadCorruptKeepsOld(t *testing.T) {
 	path := filepath.Join(dir, "tool.wasm")
 	fixture.Copy(t, "echo", path)
 	h := serveInProcess(t, "", dir)
-	if got := h.tools(); got != "tool_echo" {
-		t.Fatalf("tools at start = %q", got)
-	}
+	h.wantTools("at start", "tool_echo")
 	old := h.c.reg.Plugins()[0]
 	good, err := os.ReadFile(fixture.Path(t, "constant"))
 	if err != nil {
@@ -239,9 +239,7 @@ func TestReloadCorruptKeepsOld(t *testing.T) {
 	if !strings.Contains(line, "err=") {
 		t.Fatalf("no log line saying why:\n%s", h.logs)
 	}
-	if got := h.tools(); got != "tool_echo" {
-		t.Fatalf("tools after the corrupt copy = %q", got)
-	}
+	h.wantTools("after the corrupt copy", "tool_echo")
 	if res, out := h.call("tool_echo"); res.IsError {
 		t.Fatalf("the old version no longer answers: %s", out)
 	}
@@ -257,9 +255,7 @@ func TestReloadCorruptKeepsOld(t *testing.T) {
 	}
 	h.rescan(path)
 	h.waitChanged()
-	if got := h.tools(); got != "tool_a,tool_b" {
-		t.Fatalf("tools after the good copy = %q", got)
-	}
+	h.wantTools("after the good copy", "tool_a,tool_b")
 	if h.logLine("plugin reloaded", path) == "" {
 		t.Fatalf("no 'plugin reloaded' line:\n%s", h.logs)
 	}
@@ -274,12 +270,9 @@ func TestReloadCorruptKeepsOld(t *testing.T) {
 // old ones are withdrawn. Withdrawing first leaves a moment with no tool,
 // which the lister below catches within a few hundred refreshes.
 func TestRefreshNeverHidesATool(t *testing.T) {
-	dir := t.TempDir()
-	fixture.Copy(t, "list_changed", filepath.Join(dir, "list_changed.wasm"))
+	dir := fixture.Folder(t, "list_changed")
 	h := serveInProcess(t, "", dir)
-	if got := h.tools(); got != "list_changed_list_changed" {
-		t.Fatalf("tools at start = %q", got)
-	}
+	h.wantTools("at start", "list_changed_list_changed")
 	p := h.c.reg.Plugins()[0]
 	var stop atomic.Bool
 	var missing atomic.Int32
@@ -321,8 +314,7 @@ func TestRefreshNeverHidesATool(t *testing.T) {
 // and the file watch that trigger it are tested end to end in
 // cmd/mcpwasm.)
 func TestReloadConfig(t *testing.T) {
-	dir := t.TempDir()
-	fixture.Copy(t, "echo", filepath.Join(dir, "echo.wasm"))
+	dir := fixture.Folder(t, "echo")
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	write := func(text string) {
 		if err := os.WriteFile(cfg, []byte(text), 0o644); err != nil {
@@ -331,9 +323,7 @@ func TestReloadConfig(t *testing.T) {
 	}
 	write("[server]\nname = \"first\"\n\n[[plugin]]\nname = \"one\"\npath = \"echo.wasm\"\n")
 	h := serveInProcess(t, cfg)
-	if got := h.tools(); got != "one_echo" {
-		t.Fatalf("tools at start = %q", got)
-	}
+	h.wantTools("at start", "one_echo")
 
 	write("[server]\nname = \"first\"\n\n[[plugin]]\nname = \"one\"\npath = \"echo.wasm\"\ntimeout = \"soon\"\n")
 	h.r.reloadConfig(context.Background(), "SIGHUP")
@@ -341,9 +331,7 @@ func TestReloadConfig(t *testing.T) {
 	if !strings.Contains(line, "line 7") || !strings.Contains(line, "soon") {
 		t.Fatalf("the refusal does not name the line and the value: %q\nlog:\n%s", line, h.logs)
 	}
-	if got := h.tools(); got != "one_echo" {
-		t.Fatalf("tools after a broken config = %q", got)
-	}
+	h.wantTools("after a broken config", "one_echo")
 	if res, out := h.call("one_echo"); res.IsError {
 		t.Fatalf("the old config no longer serves: %s", out)
 	}
@@ -351,9 +339,7 @@ func TestReloadConfig(t *testing.T) {
 	write("[server]\nname = \"second\"\n\n[[plugin]]\nname = \"two\"\npath = \"echo.wasm\"\n")
 	h.r.reloadConfig(context.Background(), "SIGHUP")
 	h.waitChanged()
-	if got := h.tools(); got != "two_echo" {
-		t.Fatalf("tools after the new config = %q", got)
-	}
+	h.wantTools("after the new config", "two_echo")
 	if h.logLine("config reloaded", "SIGHUP") == "" || h.logLine("takes effect at the next start", "[server] name") == "" {
 		t.Fatalf("no 'config reloaded' or restart-needed line:\n%s", h.logs)
 	}

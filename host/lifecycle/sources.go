@@ -69,22 +69,16 @@ func (l *Limits) Defaults(c *config.Config) (plugin.Config, error) {
 		d.Timeout = l.Timeout
 	}
 	if l.Given["memory"] {
-		n, err := config.ParseSize(l.Memory)
-		if err == nil {
-			err = config.CheckMemory(n)
-		}
+		n, err := sizeFlag("--memory", l.Memory, config.CheckMemory)
 		if err != nil {
-			return d, fmt.Errorf("--memory: %w", err)
+			return d, err
 		}
 		d.MemoryLimit = n
 	}
 	if l.Given["max-output"] {
-		n, err := config.ParseSize(l.MaxOutput)
-		if err == nil {
-			err = config.CheckMaxOutput(n)
-		}
+		n, err := sizeFlag("--max-output", l.MaxOutput, config.CheckMaxOutput)
 		if err != nil {
-			return d, fmt.Errorf("--max-output: %w", err)
+			return d, err
 		}
 		d.MaxOutput = int(n)
 	}
@@ -102,12 +96,18 @@ func (l *Limits) Defaults(c *config.Config) (plugin.Config, error) {
 
 // MemoryBudget parses and checks --memory-budget.
 func (l *Limits) MemoryBudget() (uint64, error) {
-	n, err := config.ParseSize(l.Budget)
+	return sizeFlag("--memory-budget", l.Budget, config.CheckBudget)
+}
+
+// sizeFlag parses the size flag's text and checks it; its errors name the
+// flag.
+func sizeFlag(flag, text string, check func(uint64) error) (uint64, error) {
+	n, err := config.ParseSize(text)
 	if err == nil {
-		err = config.CheckBudget(n)
+		err = check(n)
 	}
 	if err != nil {
-		return 0, fmt.Errorf("--memory-budget: %w", err)
+		return 0, fmt.Errorf("%s: %w", flag, err)
 	}
 	return n, nil
 }

@@ -5,53 +5,27 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/fingerprint"
 	"github.com/mcpwasm/mcpwasm/host/trust"
+	"github.com/mcpwasm/mcpwasm/host/trust/trusttest"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// memLock is a lock file in memory.
-type memLock struct {
-	mu    sync.Mutex
-	lines map[string][]string
-}
-
-func (m *memLock) Decls() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []string
-	for _, ls := range m.lines {
-		out = append(out, ls...)
-	}
-	return out
-}
-
-func (m *memLock) SetDecls(plugin string, lines []string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.lines[plugin] = lines
-	return nil
-}
 
 // TestRefreshHeld: a list the plugin refreshes at run time is vetted like
 // one read at load: a declaration whose fingerprint no longer matches the
 // approved one is withdrawn (not listed), and a call to it is told it is
 // held.
 func TestRefreshHeld(t *testing.T) {
-	dir := t.TempDir()
-	fixture.Copy(t, "list_changed", filepath.Join(dir, "list_changed.wasm"))
-	lock := &memLock{lines: map[string][]string{}}
+	dir := fixture.Folder(t, "list_changed")
+	lock := &trusttest.MemStore{}
 	h := serveWithTrust(t, trust.New(trust.Options{Store: lock}), "", dir)
-	if got := h.tools(); got != "list_changed_list_changed" {
-		t.Fatalf("tools at start = %q", got)
-	}
-	if len(lock.lines["list_changed"]) != 1 {
-		t.Fatalf("first use not recorded: %v", lock.lines)
+	h.wantTools("at start", "list_changed_list_changed")
+	if len(lock.Lines("list_changed")) != 1 {
+		t.Fatalf("first use not recorded: %v", lock.Decls())
 	}
 	// The approval now names another version of the tool.
 	other, _ := fingerprint.OfJSON([]byte(`{"name":"list_changed_list_changed","description":"the version approved","inputSchema":{"type":"object"}}`))

@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestConfusableAcrossPlugins: a tool whose exposed name looks like
@@ -44,5 +47,29 @@ func TestConfusableAcrossPlugins(t *testing.T) {
 	reg.AddRanked(ctx, loadFixture(t, rt, "echo", "other"), AddOptions{}, 1)
 	if refused := reg.Settle(); len(refused) != 0 {
 		t.Fatalf("distinct names refused: %v", refused)
+	}
+}
+
+// TestConfusablePromptsAndOwnNames: prompts are compared as tools are, a
+// plugin's own names never refuse each other, and equal names are a plain
+// collision, not a lookalike.
+func TestConfusablePromptsAndOwnNames(t *testing.T) {
+	a, b := &plugin.Plugin{}, &plugin.Plugin{}
+	r := New()
+	r.prompts["files_p"] = &Prompt{Def: &mcp.Prompt{Name: "files_p"}, Plugin: a}
+	r.tools["files_t"] = &Tool{Def: &mcp.Tool{Name: "files_t"}, Plugin: a}
+	err := r.confusable(&Entry{Plugin: b, Prompts: []*Prompt{{Def: &mcp.Prompt{Name: "fi1es_p"}, Plugin: b}}})
+	if err == nil || !strings.Contains(err.Error(), `prompt "fi1es_p" looks like prompt "files_p"`) {
+		t.Fatalf("a lookalike prompt from another plugin: %v", err)
+	}
+	for what, e := range map[string]*Entry{
+		"the same plugin": {Plugin: a, Prompts: []*Prompt{{Def: &mcp.Prompt{Name: "fi1es_p"}, Plugin: a}},
+			Tools: []*Tool{{Def: &mcp.Tool{Name: "fi1es_t"}, Plugin: a}}},
+		"the same name": {Plugin: b, Prompts: []*Prompt{{Def: &mcp.Prompt{Name: "files_p"}, Plugin: b}}},
+		"a tool's look": {Plugin: b, Prompts: []*Prompt{{Def: &mcp.Prompt{Name: "fi1es_t"}, Plugin: b}}},
+	} {
+		if err := r.confusable(e); err != nil {
+			t.Errorf("%s: %v", what, err)
+		}
 	}
 }

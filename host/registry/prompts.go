@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -57,12 +56,7 @@ func readPrompts(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Pro
 func (r *Registry) Prompts() []*Prompt {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]*Prompt, 0, len(r.prompts))
-	for _, x := range r.prompts {
-		out = append(out, x)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Def.Name < out[j].Def.Name })
-	return out
+	return byKey(r.prompts)
 }
 
 // LookupPrompt returns the prompt exposed under name.

@@ -10,7 +10,9 @@ package registry
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -385,4 +387,14 @@ func (r *Registry) Close(ctx context.Context) {
 	for _, p := range r.Plugins() {
 		p.Close(ctx)
 	}
+}
+
+// byKey returns m's values in the order of their keys: the exposed name,
+// URI or URI template each is registered under.
+func byKey[T any](m map[string]T) []T {
+	out := make([]T, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[k])
+	}
+	return out
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -117,24 +116,14 @@ func readTemplates(ctx context.Context, p *plugin.Plugin) ([]*Template, error) {
 func (r *Registry) Resources() []*Resource {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]*Resource, 0, len(r.resources))
-	for _, x := range r.resources {
-		out = append(out, x)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Def.URI < out[j].Def.URI })
-	return out
+	return byKey(r.resources)
 }
 
 // Templates returns every resource template, sorted.
 func (r *Registry) Templates() []*Template {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]*Template, 0, len(r.templates))
-	for _, x := range r.templates {
-		out = append(out, x)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Def.URITemplate < out[j].Def.URITemplate })
-	return out
+	return byKey(r.templates)
 }
 
 // ResourceOwner returns the plugin serving uri: the plugin that declared it,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mcpwasm/mcpwasm/abi"
@@ -44,12 +43,7 @@ func (r *Registry) Lookup(name string) (*Tool, bool) {
 func (r *Registry) Tools() []*Tool {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
-	out := make([]*Tool, 0, len(r.tools))
-	for _, t := range r.tools {
-		out = append(out, t)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Def.Name < out[j].Def.Name })
-	return out
+	return byKey(r.tools)
 }
 
 // readTools calls the plugin's tool-list export and checks each tool.

@@ -6,19 +6,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
-
-	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // listHints lists the four lists and returns each result's hints.
 func listHints(t *testing.T, cs *mcp.ClientSession) map[string]mcp.Cacheable {
 	t.Helper()
-	l := servertest.ListAll(t, cs)
+	l := mcptest.ListAll(t, cs)
 	return map[string]mcp.Cacheable{"tools/list": l.Tools.Cacheable, "prompts/list": l.Prompts.Cacheable,
 		"resources/list": l.Resources.Cacheable, "resources/templates/list": l.Templates.Cacheable}
 }
@@ -94,11 +93,9 @@ func TestReadCacheHints(t *testing.T) {
 // shared cache may serve them to another user; the same server's answers
 // to an unauthenticated client stay public.
 func TestCacheScopePrivateWhenAuthenticated(t *testing.T) {
-	toks := servertest.StaticTokens(t, "full 0123456789abcdef0123 conf\n")
 	srv, _ := newServerWith(t, false, server.Options{Name: "test", ListTTL: time.Minute}, plugin.RuntimeOptions{},
 		loadSpec{name: "conformance"})
-	srv.RequireScopes(bearer.Policy{Plugins: map[string]string{"conformance": "conf"}})
-	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
+	url := serveScoped(t, srv, "full 0123456789abcdef0123 conf\n", confScope, httpserve.Options{})
 	full, err := servertest.ClientWith(url, "0123456789abcdef0123")
 	if err != nil {
 		t.Fatal(err)
@@ -118,6 +115,48 @@ func TestCacheScopePrivateWhenAuthenticated(t *testing.T) {
 	for method, h := range listHints(t, connect(t, srv, nil)) {
 		if h.CacheScope != "public" {
 			t.Errorf("unauthenticated %s: cacheScope %q, want public", method, h.CacheScope)
+		}
+	}
+}
+
+// A read answered with what one client supplied (its inputResponses and
+// requestState: here its roots, which chose the guest's mounts) is that
+// client's: it is "private" whatever the plugin declared, so no shared
+// cache serves it to another client, nor lets a hostile client's answers
+// reach others. The same read without a round trip keeps the plugin's
+// "public".
+func TestCacheScopePrivateAfterRoundTrip(t *testing.T) {
+	grant, _ := fsTree(t)
+	srv, _ := newServer(t, false, loadSpec{name: "conformance",
+		cfg: plugin.Config{Grants: []plugin.Grant{{Path: grant, ReadOnly: true}}}})
+	connectRoots := func(roots bool) *mcp.ClientSession {
+		opts := &mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{}}
+		if roots {
+			opts.Capabilities = &mcp.ClientCapabilities{RootsV2: &mcp.RootCapabilities{}}
+		}
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(context.Background(), st); err != nil {
+			t.Fatal(err)
+		}
+		c := mcp.NewClient(&mcp.Implementation{Name: "c"}, opts)
+		if roots {
+			c.AddRoots(&mcp.Root{URI: "file://" + grant})
+		}
+		cs, err := c.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	const uri = "test://cache/5000/public"
+	for roots, want := range map[bool]string{false: "public", true: "private"} {
+		res, err := connectRoots(roots).ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		if err != nil || len(res.Contents) != 1 {
+			t.Fatalf("roots %v: %v %+v", roots, err, res)
+		}
+		if res.CacheScope != want || res.TTLMs != 5000 {
+			t.Errorf("roots %v (round trip %v): ttlMs %d, cacheScope %q; want 5000, %q", roots, roots, res.TTLMs, res.CacheScope, want)
 		}
 	}
 }

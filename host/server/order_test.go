@@ -33,41 +33,24 @@ func allPages(t *testing.T, cs *mcp.ClientSession) (map[string][]string, int) {
 			break
 		}
 	}
-	for cursor := ""; ; {
-		r, err := cs.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+	// The other three through go-sdk's iterators, which follow the cursors.
+	for x, err := range cs.Prompts(ctx, &mcp.ListPromptsParams{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, x := range r.Prompts {
-			out["prompts"] = append(out["prompts"], x.Name)
-		}
-		if cursor = r.NextCursor; cursor == "" {
-			break
-		}
+		out["prompts"] = append(out["prompts"], x.Name)
 	}
-	for cursor := ""; ; {
-		r, err := cs.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+	for x, err := range cs.Resources(ctx, &mcp.ListResourcesParams{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, x := range r.Resources {
-			out["resources"] = append(out["resources"], x.URI)
-		}
-		if cursor = r.NextCursor; cursor == "" {
-			break
-		}
+		out["resources"] = append(out["resources"], x.URI)
 	}
-	for cursor := ""; ; {
-		r, err := cs.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+	for x, err := range cs.ResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, x := range r.ResourceTemplates {
-			out["templates"] = append(out["templates"], x.URITemplate)
-		}
-		if cursor = r.NextCursor; cursor == "" {
-			break
-		}
+		out["templates"] = append(out["templates"], x.URITemplate)
 	}
 	return out, pages
 }

@@ -2,12 +2,19 @@ package server_test
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/host/server"
+	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
-
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -116,5 +123,120 @@ func TestRequestStateBound(t *testing.T) {
 	}
 	if got := servertest.MustJSON(res.StructuredContent); strings.Contains(got, "evil") || !strings.Contains(got, `"model":"m"`) {
 		t.Fatalf("the guest got %s, want the answer to the request it made", got)
+	}
+}
+
+// An accepted elicitation's content must match the schema the guest asked
+// with, in 2026-07-28 as in 2025-11-25 (where go-sdk checks it): a client
+// answering {"name": 42} to a string field does not hand the guest a
+// number; the guest gets the same error as in the older era, and a
+// matching answer still reaches it.
+func TestElicitationAnswerMatchesSchema(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "conformance"})
+	cs := connectVersion(t, srv, &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities:   &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{}},
+	}, "2026-07-28")
+	ctx := context.Background()
+	const tool = "test_input_required_result_elicitation"
+	first, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+	if err != nil || first.InputRequests["user_name"] == nil {
+		t.Fatalf("want an input-required result asking user_name, got %+v %v", first, err)
+	}
+	retry := func(content map[string]any) *mcp.CallToolResult {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}, RequestState: first.RequestState,
+			InputResponses: mcp.InputResponseMap{"user_name": &mcp.ElicitResult{Action: "accept", Content: content}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	if res := retry(map[string]any{"name": 42}); !res.IsError || !strings.Contains(servertest.Text(res), "does not match requested schema") {
+		t.Fatalf("an answer against the schema: %s, want the guest told it does not match", servertest.MustJSON(res))
+	}
+	if res := retry(map[string]any{}); !res.IsError || !strings.Contains(servertest.Text(res), "does not match requested schema") {
+		t.Fatalf("an answer without a required field: %s", servertest.MustJSON(res))
+	}
+	if res := retry(map[string]any{"name": "Ada"}); res.IsError || servertest.Text(res) != "Hello, Ada!" {
+		t.Fatalf("a matching answer: %s", servertest.MustJSON(res))
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a logger and a test to share.
+type lockedBuffer = fixture.Buffer
+
+// A client's inputResponses keys that the server did not ask for are
+// logged (at debug) as a count and a few of them, so a request carrying
+// thousands of keys does not become a log line of megabytes.
+func TestIgnoredInputResponsesLogBounded(t *testing.T) {
+	var logs lockedBuffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv, _ := newServerWith(t, false, server.Options{Name: "test", Logger: logger}, plugin.RuntimeOptions{}, loadSpec{name: "sample"})
+	cs := connectVersion(t, srv, &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities:   &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}},
+	}, "2026-07-28")
+	answers := mcp.InputResponseMap{}
+	for i := range 2000 {
+		answers[fmt.Sprintf("%s-%04d", strings.Repeat("k", 58), i)] = forgedAnswer("x")
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sample", Arguments: map[string]any{}, InputResponses: answers})
+	if err != nil || !res.NeedsInput() {
+		t.Fatalf("%+v %v", res, err)
+	}
+	var line string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, "ignoring inputResponses") {
+			line = l
+		}
+	}
+	if line == "" || len(line) > 4096 || !strings.Contains(line, "count=2000") {
+		t.Fatalf("the log line of ignored keys is %d bytes (want at most 4096, with count=2000): %.300s", len(line), line)
+	}
+}
+
+// modernClientWith connects a 2026-07-28 client sending token, making its
+// round trips by hand.
+func modernClientWith(t *testing.T, url, token string) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, &mcp.ClientOptions{
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
+		Capabilities:   &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}},
+	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: servertest.WithToken{Token: token}}},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// A requestState is bound to the principal it was issued to: another
+// token's holder cannot complete the call with it (the answers it carries
+// are the first principal's), while its own principal can.
+func TestRequestStateBoundToPrincipal(t *testing.T) {
+	toks := servertest.StaticTokens(t, "alice 0123456789abcdef0123\nbob fedcba9876543210fedc\n")
+	srv, _ := newServer(t, false, loadSpec{name: "sample"})
+	url := servertest.ServeHTTP(t, srv, httpserve.Options{Stateless: true, Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
+	alice := modernClientWith(t, url, "0123456789abcdef0123")
+	bob := modernClientWith(t, url, "fedcba9876543210fedc")
+	ctx := context.Background()
+	first, err := alice.CallTool(ctx, &mcp.CallToolParams{Name: "sample", Arguments: map[string]any{}})
+	if err != nil || first.RequestState == "" {
+		t.Fatalf("want an input-required result, got %+v %v", first, err)
+	}
+	answers := mcp.InputResponseMap{}
+	for id := range first.InputRequests {
+		answers[id] = forgedAnswer("m")
+	}
+	retry := &mcp.CallToolParams{Name: "sample", Arguments: map[string]any{}, InputResponses: answers, RequestState: first.RequestState}
+	if _, err := bob.CallTool(ctx, retry); err == nil || !strings.Contains(err.Error(), "another principal") {
+		t.Fatalf("bob replaying alice's requestState: %v, want an error saying it was issued to another principal", err)
+	}
+	res, err := alice.CallTool(ctx, retry)
+	if err != nil || res.NeedsInput() || res.IsError {
+		t.Fatalf("alice's own retry: %+v %v", res, err)
 	}
 }

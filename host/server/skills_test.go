@@ -128,6 +128,25 @@ func fileSize(t *testing.T, p string) int { _, n := fileDigest(t, p); return n }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
+// wantSkillHidden checks that c (who) sees no skill and cannot get
+// pdf-processing, list its folder or read its SKILL.md.
+func wantSkillHidden(t *testing.T, c rpc, who string) {
+	t.Helper()
+	const uri = "skill://pdf-processing/SKILL.md"
+	if r := c.call("skills/list", "", nil); r.Error != nil || len(r.Result["skills"].([]any)) != 0 {
+		t.Fatalf("%s, skills/list: %+v %+v", who, r.Result, r.Error)
+	}
+	if r := c.call("skills/get", "", map[string]any{"uri": uri}); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("%s, skills/get: %+v", who, r.Error)
+	}
+	if r := c.call("resources/directory/read", "", map[string]any{"uri": "skill://pdf-processing"}); r.Error == nil || r.Error.Code != -32602 {
+		t.Errorf("%s, directory read: %+v", who, r.Error)
+	}
+	if r := c.call("resources/read", uri, map[string]any{"uri": uri}); r.Error == nil {
+		t.Errorf("%s, resources/read answered %+v", who, r.Result)
+	}
+}
+
 // TestSkillsScopes: a token without the scope of the skill's plugin sees
 // no skill, cannot get it, list its folders or read its files.
 func TestSkillsScopes(t *testing.T) {
@@ -139,18 +158,7 @@ func TestSkillsScopes(t *testing.T) {
 	if r := full.call("skills/list", "", nil); r.Error != nil || len(r.Result["skills"].([]any)) != 1 || r.Result["cacheScope"] != "private" {
 		t.Fatalf("with the scope: %+v %+v", r.Result, r.Error)
 	}
-	if r := none.call("skills/list", "", nil); r.Error != nil || len(r.Result["skills"].([]any)) != 0 {
-		t.Fatalf("without the scope, skills/list: %+v %+v", r.Result, r.Error)
-	}
-	if r := none.call("skills/get", "", map[string]any{"uri": uri}); r.Error == nil || r.Error.Code != -32602 {
-		t.Errorf("without the scope, skills/get: %+v", r.Error)
-	}
-	if r := none.call("resources/directory/read", "", map[string]any{"uri": "skill://pdf-processing"}); r.Error == nil || r.Error.Code != -32602 {
-		t.Errorf("without the scope, directory read: %+v", r.Error)
-	}
-	if r := none.call("resources/read", uri, map[string]any{"uri": uri}); r.Error == nil {
-		t.Errorf("without the scope, resources/read answered %+v", r.Result)
-	}
+	wantSkillHidden(t, none, "without the scope")
 	if r := full.call("resources/read", uri, map[string]any{"uri": uri}); r.Error != nil {
 		t.Errorf("with the scope, resources/read: %+v", r.Error)
 	}
@@ -164,19 +172,7 @@ func TestSkillsPolicy(t *testing.T) {
 	srv.SetPolicy(mustPolicy(t, `permit(principal, action, resource);
 @id("no-skill") forbid(principal, action == Action::"read_resource", resource == Resource::"skill://pdf-processing/SKILL.md");`))
 	c := rpc{t: t, url: servertest.ServeHTTP(t, srv, httpserve.Options{Stateless: true}) + "/mcp", caps: `{}`}
-	const uri = "skill://pdf-processing/SKILL.md"
-	if r := c.call("skills/list", "", nil); r.Error != nil || len(r.Result["skills"].([]any)) != 0 {
-		t.Fatalf("skills/list: %+v %+v", r.Result, r.Error)
-	}
-	if r := c.call("skills/get", "", map[string]any{"uri": uri}); r.Error == nil || r.Error.Code != -32602 {
-		t.Errorf("skills/get: %+v", r.Error)
-	}
-	if r := c.call("resources/directory/read", "", map[string]any{"uri": "skill://pdf-processing"}); r.Error == nil || r.Error.Code != -32602 {
-		t.Errorf("directory read: %+v", r.Error)
-	}
-	if r := c.call("resources/read", uri, map[string]any{"uri": uri}); r.Error == nil {
-		t.Errorf("resources/read answered %+v", r.Result)
-	}
+	wantSkillHidden(t, c, "under the policy")
 	// The supporting file is another resource: the policy names only SKILL.md.
 	if r := c.call("resources/read", "skill://pdf-processing/references/FORMS.md", map[string]any{"uri": "skill://pdf-processing/references/FORMS.md"}); r.Error != nil {
 		t.Errorf("FORMS.md: %+v", r.Error)

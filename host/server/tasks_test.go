@@ -3,22 +3,20 @@ package server_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/internal/eventually"
-
-	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
-
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 	"github.com/mcpwasm/mcpwasm/host/tasks"
+	"github.com/mcpwasm/mcpwasm/internal/eventually"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 )
 
 // go-sdk's client has no tasks: these tests speak 2026-07-28 over HTTP
@@ -73,14 +71,7 @@ func (c rpc) call(method, name string, params map[string]any) taskReply {
 		c.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	// An SSE answer carries the response on its data line.
-	if i := bytes.Index(raw, []byte("data: ")); i >= 0 {
-		raw = raw[i+len("data: "):]
-		if j := bytes.IndexByte(raw, '\n'); j >= 0 {
-			raw = raw[:j]
-		}
-	}
+	raw := mcptest.Body(resp.Body)
 	var out taskReply
 	if err := json.Unmarshal(raw, &out); err != nil {
 		c.t.Fatalf("%s: HTTP %d, not JSON-RPC: %s", method, resp.StatusCode, raw)
@@ -350,3 +341,33 @@ func TestTaskModeFromConfig(t *testing.T) {
 }
 
 func first[A, B any](a A, _ B) A { return a }
+
+// TestToolsListShowsTaskSupport: a 2026-07-28 tools/list shows each tool's
+// execution.taskSupport as it is in force: the operator's `tasks = { greet
+// = "required" }` over a plain tool, `slow_compute = "forbidden"` over the
+// plugin's "optional" (no execution: forbidden is the default), and the
+// plugin's own declarations elsewhere. Before, no tools/list showed any
+// execution object (go-sdk's Tool has none), so an operator's override was
+// invisible.
+func TestToolsListShowsTaskSupport(t *testing.T) {
+	url, _ := taskServerModes(t, server.Options{}, httpserve.Options{}, map[string]string{"greet": "required", "slow_compute": "forbidden"})
+	r := (rpc{t: t, url: url, caps: tasksExt}).call("tools/list", "", nil)
+	if r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	got := map[string]any{}
+	for _, x := range r.Result["tools"].([]any) {
+		tool := x.(map[string]any)
+		if e, ok := tool["execution"].(map[string]any); ok {
+			got[tool["name"].(string)] = e["taskSupport"]
+		} else {
+			got[tool["name"].(string)] = nil
+		}
+	}
+	for name, want := range map[string]any{"greet": "required", "slow_compute": nil, "failing_job": "required",
+		"confirm_delete": "optional", "test_simple_text": nil} {
+		if v, ok := got[name]; !ok || v != want {
+			t.Errorf("tools/list: %s execution.taskSupport = %v (listed %v), want %v", name, v, ok, want)
+		}
+	}
+}

@@ -2,17 +2,19 @@ package server_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
-
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/mcpwasm/mcpwasm/host/tracing/tracingtest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -25,18 +27,6 @@ const (
 	headerTrace = "0af7651916cd43dd8448eb211c80319c"
 	headerTP    = "00-" + headerTrace + "-b7ad6b7169203331-01"
 )
-
-// startTracing exports to an in-process OTLP receiver until the test ends.
-func startTracing(t *testing.T) (*tracingtest.Collector, *tracing.Provider) {
-	t.Helper()
-	c := tracingtest.New(t)
-	p, err := tracing.Setup(tracing.Config{Endpoint: c.URL, Env: func(string) string { return "" }})
-	if err != nil || p == nil {
-		t.Fatalf("tracing: %v %v", p, err)
-	}
-	t.Cleanup(func() { p.Shutdown(context.Background()) })
-	return c, p
-}
 
 // headerTransport adds a traceparent header to every HTTP request.
 type headerTransport struct{ tp string }
@@ -51,7 +41,7 @@ func (h headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // caller's trace (its _meta, else its HTTP header); the guest call is its
 // child, with the plugin's digest, outcome, CPU time and memory peak.
 func TestRequestSpans(t *testing.T) {
-	c, p := startTracing(t)
+	c, p := tracingtest.Start(t)
 	srv, reg := newServer(t, false, loadSpec{name: "echo"}, loadSpec{name: "trap"})
 	cs := connect(t, srv, nil)
 	ctx := context.Background()
@@ -158,7 +148,7 @@ func TestNoSpansWhenOff(t *testing.T) {
 
 // A filesystem refusal is an event of the plugin call's span.
 func TestFilesystemRefusalTraced(t *testing.T) {
-	c, p := startTracing(t)
+	c, p := tracingtest.Start(t)
 	grant, _ := fsTree(t)
 	srv, _ := newServer(t, false, loadSpec{name: "fsprobe", cfg: plugin.Config{Grants: []plugin.Grant{{Path: grant, ReadOnly: true}}}})
 	fsCall(t, connect(t, srv, nil), []string{"read", grant + "/a.txt"}, []string{"read", grant + "/outlink/secret.txt"})
@@ -172,5 +162,138 @@ func TestFilesystemRefusalTraced(t *testing.T) {
 	ev := got[0].Events
 	if len(ev) != 1 || ev[0].Name != "mcpwasm.fs.refused" || !strings.Contains(fmt.Sprint(ev[0].Attrs["mcpwasm.fs.reason"]), "outlink/secret.txt") {
 		t.Fatalf("events: %+v", ev)
+	}
+}
+
+// BenchmarkToolsCallTracing is BenchmarkToolsCall's echo round trip
+// (2025-11-25, in-memory, a traceparent in _meta) with tracing off, on
+// and exporting to a local collector, on with no collector listening
+// (connection refused), and on with a collector that accepts and never
+// answers. The modes are interleaved, round after round (the machine's
+// load drifts), each round b.N calls per mode; it reports each mode's
+// median of the rounds' p50s, in µs. Run with -benchtime 2000x.
+func BenchmarkToolsCallTracing(b *testing.B) {
+	srv, _ := newServer(b, false, loadSpec{name: "echo"})
+	cs := connectVersion(b, srv, nil, "2025-11-25")
+	stuck := tracingtest.New(b)
+	stuck.Block = make(chan struct{})
+	b.Cleanup(func() { close(stuck.Block) })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
+	}
+	refused := "http://" + ln.Addr().String()
+	ln.Close()
+	modes := []struct{ name, endpoint string }{
+		{"off", ""},
+		{"collector", tracingtest.New(b).URL},
+		{"refused", refused},
+		{"stuck", stuck.URL},
+	}
+	const rounds = 5
+	p50s := make([][]float64, len(modes))
+	n := b.N
+	b.StopTimer()
+	for range rounds {
+		for i, m := range modes {
+			var p *tracing.Provider
+			if m.endpoint != "" {
+				if p, err = tracing.Setup(tracing.Config{Endpoint: m.endpoint, Timeout: time.Second, Env: func(string) string { return "" }}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			p50s[i] = append(p50s[i], callP50(b, cs, "echo", n))
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			p.Shutdown(ctx)
+			cancel()
+		}
+	}
+	for i, m := range modes {
+		slices.Sort(p50s[i])
+		b.ReportMetric(p50s[i][rounds/2], m.name+"-p50-µs")
+	}
+}
+
+// callP50 makes n calls and returns their median, in µs.
+func callP50(b *testing.B, cs *mcp.ClientSession, name string, n int) float64 {
+	ctx := context.Background()
+	params := &mcp.CallToolParams{Name: name, Arguments: benchArgs,
+		Meta: mcp.Meta{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}
+	d := make([]time.Duration, 0, n)
+	for range n {
+		start := time.Now()
+		res, err := cs.CallTool(ctx, params)
+		d = append(d, time.Since(start))
+		if err != nil || res.IsError {
+			b.Fatalf("%v %v", err, res)
+		}
+	}
+	slices.Sort(d)
+	return float64(d[len(d)/2].Nanoseconds()) / 1000
+}
+
+// A well-formed traceparent in a request's _meta reaches the guest, in
+// context._meta and in the request's _meta; a malformed one reaches it
+// nowhere, and the rest of _meta stays verbatim. The echo fixture returns
+// its whole input, so the test reads what the guest was given.
+func TestTraceparentReachesGuest(t *testing.T) {
+	srv, _ := newServer(t, false, loadSpec{name: "echo"})
+	const valid = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	cases := map[string]struct {
+		tp   any
+		want string // "" = absent
+	}{
+		"valid":          {valid, valid},
+		"later version":  {"01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra", "01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-extra"},
+		"newline":        {valid + "\n{\"level\":\"ERROR\"}", ""},
+		"uppercase":      {strings.ToUpper(valid), ""},
+		"zero trace id":  {"00-00000000000000000000000000000000-00f067aa0ba902b7-01", ""},
+		"version ff":     {"ff-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", ""},
+		"huge":           {"01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-" + strings.Repeat("a", 1<<16), ""},
+		"not a string":   {map[string]any{"evil": true}, ""},
+		"number":         {42, ""},
+		"control in ext": {"01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-\x1b[31m", ""},
+	}
+	for _, tr := range []struct {
+		name string
+		cs   *mcp.ClientSession
+	}{
+		{"in-memory", connect(t, srv, nil)},
+		{"http-stateless", connectHTTP(t, srv, httpserve.Options{Stateless: true})},
+	} {
+		for name, c := range cases {
+			t.Run(tr.name+"/"+name, func(t *testing.T) {
+				res, err := tr.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo",
+					Arguments: map[string]any{},
+					Meta:      mcp.Meta{"traceparent": c.tp, "com.example/kept": "yes"}})
+				if err != nil || res.IsError {
+					t.Fatalf("echo: %v %+v", err, res)
+				}
+				b, _ := json.Marshal(res.StructuredContent)
+				var in struct {
+					Request struct {
+						Meta map[string]any `json:"_meta"`
+					} `json:"request"`
+					Context struct {
+						Meta map[string]any `json:"_meta"`
+					} `json:"context"`
+				}
+				if err := json.Unmarshal(b, &in); err != nil {
+					t.Fatal(err)
+				}
+				for where, m := range map[string]map[string]any{"context._meta": in.Context.Meta, "request._meta": in.Request.Meta} {
+					got, present := m["traceparent"]
+					switch {
+					case c.want == "" && present:
+						t.Errorf("%s.traceparent = %q reached the guest", where, got)
+					case c.want != "" && got != c.want:
+						t.Errorf("%s.traceparent = %v, want %q", where, got, c.want)
+					}
+					if m["com.example/kept"] != "yes" {
+						t.Errorf("%s lost the other keys: %v", where, m)
+					}
+				}
+			})
+		}
 	}
 }

@@ -164,6 +164,12 @@ func (l *Lock) Set(source, digest string) error {
 		return nil
 	}
 	pins[source] = digest
+	return l.replace(pins, decls)
+}
+
+// replace makes pins and decls the lock's and writes the file, keeping
+// the lock as it was if the write fails. l.mu is held.
+func (l *Lock) replace(pins map[string]string, decls []string) error {
 	old, oldDecls := l.pins, l.decls
 	l.pins, l.decls = pins, decls
 	if err := l.write(); err != nil {
@@ -294,12 +300,5 @@ func (l *Lock) SetDecls(plugin string, lines []string) error {
 	}
 	kept = append(kept, lines...)
 	sort.Strings(kept)
-	old, oldDecls := l.pins, l.decls
-	l.pins, l.decls = pins, kept
-	if err := l.write(); err != nil {
-		l.pins, l.decls = old, oldDecls
-		return fmt.Errorf("%s: %w", l.path, err)
-	}
-	l.read, _ = os.Stat(l.path)
-	return nil
+	return l.replace(pins, kept)
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/host/source/store"
-	"github.com/mcpwasm/mcpwasm/host/tracing"
 	"github.com/mcpwasm/mcpwasm/host/tracing/tracingtest"
 	"github.com/mcpwasm/mcpwasm/internal/ocitest"
 )
@@ -17,12 +16,7 @@ import (
 // source by scheme and host only (a URL's path or query may carry a
 // token), with the digest got; a failure marks it failed.
 func TestGetTraced(t *testing.T) {
-	c := tracingtest.New(t)
-	tp, err := tracing.Setup(tracing.Config{Endpoint: c.URL, Env: func(string) string { return "" }})
-	if err != nil || tp == nil {
-		t.Fatal(tp, err)
-	}
-	defer tp.Shutdown(context.Background())
+	c, tp := tracingtest.Start(t)
 	wasm := wasmFixture(t, "echo")
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/echo.wasm" {
@@ -68,12 +62,7 @@ func TestGetTraced(t *testing.T) {
 // its signature check a source.verify child: the policy, the state, and a
 // refusal marked failed.
 func TestVerifyTraced(t *testing.T) {
-	c := tracingtest.New(t)
-	tp, err := tracing.Setup(tracing.Config{Endpoint: c.URL, Env: func(string) string { return "" }})
-	if err != nil || tp == nil {
-		t.Fatal(tp, err)
-	}
-	defer tp.Shutdown(context.Background())
+	c, tp := tracingtest.Start(t)
 	reg := ocitest.New(t)
 	ctx := context.Background()
 	good, other := ecKey(t), ecKey(t)

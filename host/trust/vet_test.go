@@ -16,37 +16,10 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/fingerprint"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/registry"
+	"github.com/mcpwasm/mcpwasm/host/trust/trusttest"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// memStore is a lock file in memory.
-type memStore struct {
-	mu    sync.Mutex
-	lines map[string][]string
-	sets  int
-}
-
-func (m *memStore) Decls() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []string
-	for _, ls := range m.lines {
-		out = append(out, ls...)
-	}
-	return out
-}
-
-func (m *memStore) SetDecls(plugin string, lines []string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.lines == nil {
-		m.lines = map[string][]string{}
-	}
-	m.lines[plugin] = lines
-	m.sets++
-	return nil
-}
 
 var echoPlugin struct {
 	once sync.Once
@@ -117,12 +90,12 @@ func newVetter(st Store, force Mode) (*Vetter, *bytes.Buffer, *[]Event) {
 // once approved, they are served.
 func TestTOFU(t *testing.T) {
 	p := kit(t)
-	st := &memStore{}
+	st := &trusttest.MemStore{}
 	v, log, events := newVetter(st, "")
 	first := entry(p, decl{"echo", "Echo the input."}, decl{"add", "Add two numbers."})
 	got, err := v.Vet(first, Settings{Mode: TOFU}, false)
-	if err != nil || len(names(got)) != 4 || len(st.lines["kit"]) != 4 {
-		t.Fatalf("first use: %v %v, recorded %q", names(got), err, st.lines["kit"])
+	if err != nil || len(names(got)) != 4 || len(st.Lines("kit")) != 4 {
+		t.Fatalf("first use: %v %v, recorded %q", names(got), err, st.Lines("kit"))
 	}
 	if got, _ := v.Vet(entry(p, decl{"echo", "Echo the input."}, decl{"add", "Add two numbers."}), Settings{Mode: TOFU}, false); len(names(got)) != 4 || v.Pending("kit") {
 		t.Fatalf("unchanged: %v", names(got))
@@ -175,15 +148,15 @@ func TestTOFU(t *testing.T) {
 
 func TestPinAndOff(t *testing.T) {
 	p := kit(t)
-	st := &memStore{}
+	st := &trusttest.MemStore{}
 	v, _, _ := newVetter(st, "")
 	got, _ := v.Vet(entry(p, decl{"echo", "Echo."}), Settings{Mode: Pin}, false)
-	if len(names(got)) != 0 || st.sets != 0 {
-		t.Fatalf("pin with nothing approved served %v, wrote %d", names(got), st.sets)
+	if len(names(got)) != 0 || st.Sets() != 0 {
+		t.Fatalf("pin with nothing approved served %v, wrote %d", names(got), st.Sets())
 	}
 	got, _ = v.Vet(entry(p, decl{"echo", "Echo."}), Settings{Mode: Off}, false)
-	if len(names(got)) != 3 || st.sets != 0 {
-		t.Fatalf("off served %v, wrote %d", names(got), st.sets)
+	if len(names(got)) != 3 || st.Sets() != 0 {
+		t.Fatalf("off served %v, wrote %d", names(got), st.Sets())
 	}
 	forced, _, _ := newVetter(st, Off)
 	if got, _ := forced.Vet(entry(p, decl{"echo", "Echo."}), Settings{Mode: Pin}, true); len(names(got)) != 3 {
@@ -201,7 +174,7 @@ func TestPinAndOff(t *testing.T) {
 // same plugin is refused too.
 func TestHiddenText(t *testing.T) {
 	p := kit(t)
-	st := &memStore{}
+	st := &trusttest.MemStore{}
 	v, log, events := newVetter(st, "")
 	e := entry(p, decl{"echo", "Echo.\U000E0049\U000E0067\U000E006E"}, decl{"add", "Add."}, decl{"ad\u200bd2", "x"})
 	e.Tools[2].Def.Name = "kit_ad" // hidden below: a name with a zero-width space cannot be exposed; test the description path
@@ -221,7 +194,7 @@ func TestHiddenText(t *testing.T) {
 	if (*events)[0].Kind != "refusal" {
 		t.Fatalf("events %+v", *events)
 	}
-	for _, l := range st.lines["kit"] {
+	for _, l := range st.Lines("kit") {
 		if strings.Contains(l, "kit_echo") {
 			t.Fatal("a refused declaration was recorded")
 		}
@@ -261,7 +234,7 @@ func TestLines(t *testing.T) {
 // not read as text.
 func TestSkillBodyHidden(t *testing.T) {
 	p := kit(t)
-	v, log, _ := newVetter(&memStore{}, "")
+	v, log, _ := newVetter(&trusttest.MemStore{}, "")
 	skill := func(uri, text string, binary bool) *registry.Resource {
 		return &registry.Resource{Plugin: p, Def: &mcp.Resource{URI: uri, Name: "SKILL.md", MIMEType: "text/markdown"},
 			File: &registry.SkillFile{Path: "SKILL.md", URI: uri, Data: []byte(text), Binary: binary}}

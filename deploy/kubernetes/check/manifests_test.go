@@ -65,9 +65,28 @@ func load(t *testing.T) *manifests {
 	if m.kust.Kind != "Kustomization" || m.kust.APIVersion != "kustomize.config.k8s.io/v1beta1" {
 		t.Fatalf("kustomization.yaml: %s %s", m.kust.APIVersion, m.kust.Kind)
 	}
-	for _, res := range m.kust.Resources {
-		for i, doc := range bytes.Split(readFile(t, res), []byte("\n---\n")) {
-			name := fmt.Sprintf("%s (document %d)", res, i+1)
+	m.deployment, m.service, m.config = &appsv1.Deployment{}, &corev1.Service{}, &corev1.ConfigMap{}
+	m.hpa, m.pdb = &autoscalingv2.HorizontalPodAutoscaler{}, &policyv1.PodDisruptionBudget{}
+	decodeKinds(t, "", m.kust.Resources, map[string]any{
+		"apps/v1 Deployment":                     m.deployment,
+		"v1 Service":                             m.service,
+		"v1 ConfigMap":                           m.config,
+		"autoscaling/v2 HorizontalPodAutoscaler": m.hpa,
+		"policy/v1 PodDisruptionBudget":          m.pdb,
+	})
+	return m
+}
+
+// decodeKinds decodes strictly every document of the resource files
+// (folder+name) into the object of its kind ("apiVersion Kind") in into,
+// and fails on a kind into does not name, on a kind found twice, and on
+// one not found.
+func decodeKinds(t *testing.T, folder string, resources []string, into map[string]any) {
+	t.Helper()
+	seen := map[string]string{}
+	for _, res := range resources {
+		for i, doc := range bytes.Split(readFile(t, folder+res), []byte("\n---\n")) {
+			name := fmt.Sprintf("%s%s (document %d)", folder, res, i+1)
 			var meta struct {
 				APIVersion string `json:"apiVersion"`
 				Kind       string `json:"kind"`
@@ -75,31 +94,23 @@ func load(t *testing.T) *manifests {
 			if err := yaml.Unmarshal(doc, &meta); err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			switch meta.APIVersion + " " + meta.Kind {
-			case "apps/v1 Deployment":
-				m.deployment = &appsv1.Deployment{}
-				strict(t, name, doc, m.deployment)
-			case "v1 Service":
-				m.service = &corev1.Service{}
-				strict(t, name, doc, m.service)
-			case "v1 ConfigMap":
-				m.config = &corev1.ConfigMap{}
-				strict(t, name, doc, m.config)
-			case "autoscaling/v2 HorizontalPodAutoscaler":
-				m.hpa = &autoscalingv2.HorizontalPodAutoscaler{}
-				strict(t, name, doc, m.hpa)
-			case "policy/v1 PodDisruptionBudget":
-				m.pdb = &policyv1.PodDisruptionBudget{}
-				strict(t, name, doc, m.pdb)
-			default:
-				t.Fatalf("%s: %s %s is not one of the kinds this check knows", name, meta.APIVersion, meta.Kind)
+			kind := meta.APIVersion + " " + meta.Kind
+			obj, ok := into[kind]
+			if !ok {
+				t.Fatalf("%s: %s is not one of the kinds this check knows", name, kind)
 			}
+			if seen[kind] != "" {
+				t.Fatalf("%s: a second %s (the first is %s)", name, kind, seen[kind])
+			}
+			seen[kind] = name
+			strict(t, name, doc, obj)
 		}
 	}
-	if m.deployment == nil || m.service == nil || m.config == nil || m.hpa == nil || m.pdb == nil {
-		t.Fatalf("the kustomization lacks a Deployment, Service, ConfigMap, HPA or PDB")
+	for kind := range into {
+		if seen[kind] == "" {
+			t.Fatalf("%s lacks a %s", strings.Join(resources, ", "), kind)
+		}
 	}
-	return m
 }
 
 func readFile(t *testing.T, name string) []byte {

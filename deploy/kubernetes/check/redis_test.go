@@ -1,7 +1,6 @@
 package check
 
 import (
-	"bytes"
 	"fmt"
 	"net/url"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	"sigs.k8s.io/yaml"
 )
 
 // component is the part of kustomize's Component the redis component uses.
@@ -47,39 +45,12 @@ func TestRedisComponent(t *testing.T) {
 	if comp.Kind != "Component" || comp.APIVersion != "kustomize.config.k8s.io/v1alpha1" {
 		t.Fatalf("redis/kustomization.yaml: %s %s", comp.APIVersion, comp.Kind)
 	}
-	var (
-		dep    *appsv1.Deployment
-		svc    *corev1.Service
-		policy *networkingv1.NetworkPolicy
-	)
-	for _, res := range comp.Resources {
-		for i, doc := range bytes.Split(readFile(t, "redis/"+res), []byte("\n---\n")) {
-			name := fmt.Sprintf("redis/%s (document %d)", res, i+1)
-			var meta struct {
-				APIVersion string `json:"apiVersion"`
-				Kind       string `json:"kind"`
-			}
-			if err := yaml.Unmarshal(doc, &meta); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			switch meta.APIVersion + " " + meta.Kind {
-			case "apps/v1 Deployment":
-				dep = &appsv1.Deployment{}
-				strict(t, name, doc, dep)
-			case "v1 Service":
-				svc = &corev1.Service{}
-				strict(t, name, doc, svc)
-			case "networking.k8s.io/v1 NetworkPolicy":
-				policy = &networkingv1.NetworkPolicy{}
-				strict(t, name, doc, policy)
-			default:
-				t.Fatalf("%s: %s %s is not one of the kinds this check knows", name, meta.APIVersion, meta.Kind)
-			}
-		}
-	}
-	if dep == nil || svc == nil || policy == nil {
-		t.Fatal("the redis component lacks a Deployment, Service or NetworkPolicy")
-	}
+	dep, svc, policy := &appsv1.Deployment{}, &corev1.Service{}, &networkingv1.NetworkPolicy{}
+	decodeKinds(t, "redis/", comp.Resources, map[string]any{
+		"apps/v1 Deployment":                 dep,
+		"v1 Service":                         svc,
+		"networking.k8s.io/v1 NetworkPolicy": policy,
+	})
 
 	// The patch: appended to the args of mcpwasm's only container.
 	if len(comp.Patches) != 1 || comp.Patches[0].Target.Kind != "Deployment" || comp.Patches[0].Target.Name != m.deployment.Name {

@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
-
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/bearer"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
+	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/mcpwasm/mcpwasm/internal/testissuer"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -304,7 +304,7 @@ func TestHTTPScopesGatePromptsAndResources(t *testing.T) {
 	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
 	ctx := context.Background()
 	counts := func(cs *mcp.ClientSession) [4]int {
-		l := servertest.ListAll(t, cs)
+		l := mcptest.ListAll(t, cs)
 		return [4]int{len(l.Tools.Tools), len(l.Prompts.Prompts), len(l.Resources.Resources), len(l.Templates.ResourceTemplates)}
 	}
 	full, err := servertest.ClientWith(url, "0123456789abcdef0123")

@@ -122,25 +122,11 @@ func (e *CorruptError) Error() string {
 // *CorruptError. A missing blob is an error satisfying errors.Is(err,
 // fs.ErrNotExist).
 func (s *Store) Read(d string, max int64) ([]byte, error) {
-	if err := CheckDigest(d); err != nil {
-		return nil, err
-	}
-	p := s.Path(d)
-	f, err := os.Open(p)
+	f, _, p, err := s.openFile(d, max)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("plugin store: %s is not a regular file", p)
-	}
-	if st.Size() > max {
-		return nil, fmt.Errorf("plugin store: %s is %d bytes, over the %d-byte limit", p, st.Size(), max)
-	}
 	b, err := io.ReadAll(io.LimitReader(f, max+1))
 	if err != nil {
 		return nil, err
@@ -330,28 +316,37 @@ type Blob struct {
 // Open opens the blob named d, at most max bytes, as a verifying stream.
 // A missing blob is an error satisfying errors.Is(err, fs.ErrNotExist).
 func (s *Store) Open(d string, max int64) (*Blob, error) {
-	if err := CheckDigest(d); err != nil {
-		return nil, err
-	}
-	p := s.Path(d)
-	f, err := os.Open(p)
+	f, size, p, err := s.openFile(d, max)
 	if err != nil {
 		return nil, err
+	}
+	h := sha256.New()
+	return &Blob{f: f, h: h, r: io.TeeReader(io.LimitReader(f, size), h), d: d, p: p, size: size}, nil
+}
+
+// openFile opens the blob named d, once its name is a digest, it is a
+// regular file and it is at most max bytes; p is its path.
+func (s *Store) openFile(d string, max int64) (f *os.File, size int64, p string, err error) {
+	if err := CheckDigest(d); err != nil {
+		return nil, 0, "", err
+	}
+	p = s.Path(d)
+	if f, err = os.Open(p); err != nil {
+		return nil, 0, p, err
 	}
 	st, err := f.Stat()
 	switch {
 	case err != nil:
-		f.Close()
-		return nil, err
 	case !st.Mode().IsRegular():
-		f.Close()
-		return nil, fmt.Errorf("plugin store: %s is not a regular file", p)
+		err = fmt.Errorf("plugin store: %s is not a regular file", p)
 	case st.Size() > max:
-		f.Close()
-		return nil, fmt.Errorf("plugin store: %s is %d bytes, over the %d-byte limit", p, st.Size(), max)
+		err = fmt.Errorf("plugin store: %s is %d bytes, over the %d-byte limit", p, st.Size(), max)
 	}
-	h := sha256.New()
-	return &Blob{f: f, h: h, r: io.TeeReader(io.LimitReader(f, st.Size()), h), d: d, p: p, size: st.Size()}, nil
+	if err != nil {
+		f.Close()
+		return nil, 0, p, err
+	}
+	return f, st.Size(), p, nil
 }
 
 // Read reads the blob's next bytes (unverified until Verify).

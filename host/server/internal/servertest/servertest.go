@@ -7,7 +7,6 @@ package servertest
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -289,29 +288,4 @@ func Audited(t *testing.T, rec *Events) *server.Server {
 	srv, _ := Serve(t, server.Options{Audit: rec.Log(), Features: server.Features{Tools: true}},
 		Plugin(t, rt, "echo", plugin.Config{}), Plugin(t, rt, "nap", plugin.Config{}))
 	return srv
-}
-
-// Lists are a session's answers to the four list requests.
-type Lists struct {
-	Tools     *mcp.ListToolsResult
-	Prompts   *mcp.ListPromptsResult
-	Resources *mcp.ListResourcesResult
-	Templates *mcp.ListResourceTemplatesResult
-}
-
-// ListAll sends the four list requests (one page each), failing the test
-// if one fails.
-func ListAll(t testing.TB, cs *mcp.ClientSession) Lists {
-	t.Helper()
-	ctx := context.Background()
-	var l Lists
-	var err [4]error
-	l.Tools, err[0] = cs.ListTools(ctx, nil)
-	l.Prompts, err[1] = cs.ListPrompts(ctx, nil)
-	l.Resources, err[2] = cs.ListResources(ctx, nil)
-	l.Templates, err[3] = cs.ListResourceTemplates(ctx, nil)
-	if e := errors.Join(err[:]...); e != nil {
-		t.Fatal(e)
-	}
-	return l
 }
