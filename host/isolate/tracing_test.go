@@ -18,7 +18,7 @@ import (
 // server (the worker has no exporter), and the request carries a
 // traceparent naming that span.
 func TestTraceContinuesInWorker(t *testing.T) {
-	c := tracingtest.Export(t)
+	c, tp := tracingtest.Start(t)
 	hs := tracingtest.NewTarget(t)
 	port := hs.Port
 	w := newWorker(t, "pdk_http", plugin.Config{Network: netguard.Options{
@@ -30,7 +30,7 @@ func TestTraceContinuesInWorker(t *testing.T) {
 		t.Fatal(cerr)
 	}
 	parent.End(nil)
-	c.Flush()
+	tp.ForceFlush(context.Background())
 
 	var p, get tracingtest.Span
 	for _, s := range c.Spans() {

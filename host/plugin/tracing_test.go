@@ -18,7 +18,7 @@ import (
 // and carries a traceparent naming that span, so the server it reaches
 // joins the trace. A refused request is a failed span and reaches no one.
 func TestNetworkTraced(t *testing.T) {
-	c := tracingtest.Export(t)
+	c, tp := tracingtest.Start(t)
 	hs := tracingtest.NewTarget(t)
 	port := hs.Port
 	rt := newRuntime(t, plugin.RuntimeOptions{})
@@ -33,7 +33,7 @@ func TestNetworkTraced(t *testing.T) {
 		}
 	}
 	parent.End(nil)
-	c.Flush()
+	tp.ForceFlush(context.Background())
 
 	spans := c.Spans()
 	byID := map[string]tracingtest.Span{}

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwasm/mcpwasm/host/tracing"
-
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -53,7 +51,6 @@ type Collector struct {
 	// Block, when set before a request arrives, holds every request
 	// until it is closed (a collector that never answers).
 	Block chan struct{}
-	tp    *tracing.Provider // Export's
 }
 
 // New starts a collector, closed when the test ends.

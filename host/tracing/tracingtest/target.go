@@ -1,7 +1,6 @@
 package tracingtest
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -9,27 +8,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-
-	"github.com/mcpwasm/mcpwasm/host/tracing"
 )
-
-// Export starts a collector and exports this process's spans to it
-// (tracing.Setup with only its endpoint) until the test ends. Flush sends
-// what has ended.
-func Export(t testing.TB) *Collector {
-	t.Helper()
-	c := New(t)
-	tp, err := tracing.Setup(tracing.Config{Endpoint: c.URL, Env: func(string) string { return "" }})
-	if err != nil || tp == nil {
-		t.Fatal(tp, err)
-	}
-	c.tp = tp
-	t.Cleanup(func() { tp.Shutdown(context.Background()) })
-	return c
-}
-
-// Flush exports the spans that have ended (Export's collector only).
-func (c *Collector) Flush() { c.tp.ForceFlush(context.Background()) }
 
 // Target is an HTTP server that answers "hello" and records the
 // traceparent header of every request it gets.
