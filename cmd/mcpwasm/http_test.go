@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/eventually"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
@@ -25,14 +25,14 @@ func httpServe(t *testing.T, args ...string) string {
 
 // httpServeCmd is httpServe that also returns the process, to signal it,
 // and its stderr so far.
-func httpServeCmd(t testing.TB, args ...string) (string, *exec.Cmd, *syncBuffer) {
+func httpServeCmd(t testing.TB, args ...string) (string, *exec.Cmd, *fixture.Log) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir(), "--http", "127.0.0.1:0"}, args...)...)
 	cmd.Env = testEnv(t)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A file the server writes itself: every line it logged before an
+	// answer can be read once the answer is.
+	log := fixture.NewLog(t)
+	cmd.Stderr = log.File()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -46,30 +46,17 @@ func httpServeCmd(t testing.TB, args ...string) (string, *exec.Cmd, *syncBuffer)
 			cmd.Process.Kill()
 		}
 	})
-	log := &syncBuffer{}
-	urls := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`url=(http://\S+/mcp)`)
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			log.Write(append(sc.Bytes(), '\n'))
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				select {
-				case urls <- m[1]:
-				default:
-				}
-			}
+	re := regexp.MustCompile(`url=(http://\S+/mcp)`)
+	var url string
+	if !eventually.Within(60*time.Second, func() bool {
+		if m := re.FindStringSubmatch(log.String()); m != nil {
+			url = m[1]
 		}
-		io.Copy(io.Discard, stderr)
-	}()
-	select {
-	case u := <-urls:
-		return u, cmd, log
-	case <-time.After(60 * time.Second):
-		t.Fatal("the server never said where it listens")
+		return url != ""
+	}) {
+		t.Fatalf("the server never said where it listens:\n%s", log)
 	}
-	return "", nil, nil
+	return url, cmd, log
 }
 
 // The HTTP flags reach the server: --allowed-host, --max-sessions; and a

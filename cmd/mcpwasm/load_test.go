@@ -20,7 +20,7 @@ import (
 // syncBuffer is a log or stderr sink safe for concurrent writes.
 type syncBuffer = fixture.Buffer
 
-func toolNames(t *testing.T, cs *mcp.ClientSession, stderr *syncBuffer) string {
+func toolNames(t *testing.T, cs *mcp.ClientSession, stderr fmt.Stringer) string {
 	t.Helper()
 	lt, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
@@ -33,7 +33,7 @@ func toolNames(t *testing.T, cs *mcp.ClientSession, stderr *syncBuffer) string {
 	return strings.Join(names, ",")
 }
 
-func callEcho(t *testing.T, cs *mcp.ClientSession, stderr *syncBuffer) {
+func callEcho(t *testing.T, cs *mcp.ClientSession, stderr fmt.Stringer) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{}})
 	if err != nil || res.IsError {

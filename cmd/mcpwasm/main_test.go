@@ -75,13 +75,15 @@ func TestMain(m *testing.M) {
 }
 
 // stdioClient starts the real binary and connects go-sdk's client over
-// stdio; its stderr may be read while the server runs.
-func stdioClient(t *testing.T, args ...string) (*mcp.ClientSession, *fixture.Buffer) {
+// stdio; its stderr may be read while the server runs, and holds every
+// line the server wrote before its last answer.
+func stdioClient(t *testing.T, args ...string) (*mcp.ClientSession, *fixture.Log) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"serve", "--cache-dir", t.TempDir()}, args...)...)
 	cmd.Env = testEnv(t)
-	stderr := &fixture.Buffer{}
-	return connectStdio(t, cmd, stderr), stderr
+	stderr := fixture.NewLog(t)
+	cmd.Stderr = stderr.File()
+	return connect(t, &mcp.CommandTransport{Command: cmd}, stderr), stderr
 }
 
 // connectStdio starts cmd (serve over stdio) and connects go-sdk's client

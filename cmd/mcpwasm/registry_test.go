@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -39,7 +40,7 @@ func readFixture(t *testing.T, name string) []byte {
 }
 
 // callTool calls an echo tool and checks the guest answered.
-func callTool(t *testing.T, cs *mcp.ClientSession, tool string, stderr *syncBuffer) {
+func callTool(t *testing.T, cs *mcp.ClientSession, tool string, stderr fmt.Stringer) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"text": "from the registry"}})
 	if err != nil {

@@ -87,7 +87,7 @@ func TestScaleOutTasks(t *testing.T) {
 	cfg := fixture.Config(t, dir, fmt.Sprintf("[server.tasks]\nstore = %q\nlease = \"3s\"\n", store))
 	kf := writeStateKey(t, strings.Repeat("0123456789abcdef", 4))
 	urls := make([]string, 3)
-	logs := make([]*syncBuffer, 3)
+	logs := make([]*fixture.Log, 3)
 	for i := range urls {
 		urls[i], _, logs[i] = httpServeCmd(t, "--stateless", "--no-prefix", "--config", cfg, "--state-key-file", kf, fixture.Path(t, "conformance"))
 	}
