@@ -280,6 +280,10 @@ type relayTo struct {
 
 type relayKey struct{}
 
+// relayOnce sets up the span relay at the first traced call: a worker of a
+// server that does not trace never turns tracing on.
+var relayOnce sync.Once
+
 // relaySpan sends a span the call made (a guest's HTTP request) to the
 // server, which exports it in the caller's trace (tracing.Import).
 func relaySpan(ctx context.Context, rs tracing.RelayedSpan) {
@@ -313,6 +317,7 @@ func (s *session) call(ctx context.Context, f frame.Frame) {
 		co := plugin.CallOptions{Mounts: m.Mounts, Callbacks: proxy{s, f.ID}, Record: &rec}
 		ctx = audit.WithLog(ctx, s.auditLog(ctx, f.ID))
 		if m.Trace != nil { // the caller's trace continues here (tracing.Continue)
+			relayOnce.Do(func() { tracing.SetupRelay(relaySpan) })
 			ctx = context.WithValue(tracing.Continue(ctx, m.Trace), relayKey{}, relayTo{s, f.ID})
 		}
 		if m.TimeoutMs > 0 {
@@ -444,7 +449,6 @@ func WorkerMain() int {
 		return 2
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	tracing.SetupRelay(relaySpan)
 	if err := ServeWorker(conn, logger); err != nil {
 		logger.Error("plugin worker stopped", "pid", os.Getpid(), "err", err)
 		return 1

@@ -55,14 +55,13 @@ func (p *Plugin) invokeRemote(ctx context.Context, export string, input []byte, 
 	p.rt.calls.inFlight.Add(1)
 	out, cerr := p.cfg.Remote.Invoke(ctx, export, input, co)
 	p.rt.calls.inFlight.Add(-1)
-	o := &outcome{cpu: co.Record.CPU, memPeak: co.Record.MemoryPeak}
-	co.Record.note(out, cerr, o)
+	co.Record.note(out, cerr, nil) // CPU and MemoryPeak stay as the remote set them
 	if span != nil {
 		oc, msg := "ok", ""
 		if cerr != nil {
 			oc, msg = string(cerr.Category), cerr.Message
 		}
-		span.EndPluginCall(oc, o.cpu, o.memPeak, msg)
+		span.EndPluginCall(oc, co.Record.CPU, co.Record.MemoryPeak, msg)
 	}
 	return out, cerr
 }
