@@ -3,12 +3,12 @@ package server_test
 import (
 	"context"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,15 +22,7 @@ func TestRootsRefetchedAfterListChanged(t *testing.T) {
 		cfg: plugin.Config{Grants: []plugin.Grant{{Path: grant, ReadOnly: true}}}})
 	c := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil)
 	c.AddRoots(&mcp.Root{URI: "file://" + grant})
-	var fetches atomic.Int32 // roots/list requests the server sent
-	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if method == "roots/list" {
-				fetches.Add(1)
-			}
-			return next(ctx, method, req)
-		}
-	})
+	fetches := mcptest.CountRequests(c, "roots/list") // roots/list requests the server sent
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(context.Background(), st)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,4 +49,19 @@ func Body(r io.Reader) []byte {
 		}
 	}
 	return raw
+}
+
+// CountRequests counts the requests of method the client c receives from
+// its server (roots/list, sampling/createMessage...).
+func CountRequests(c *mcp.Client, method string) *atomic.Int32 {
+	var n atomic.Int32
+	c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, m string, req mcp.Request) (mcp.Result, error) {
+			if m == method {
+				n.Add(1)
+			}
+			return next(ctx, m, req)
+		}
+	})
+	return &n
 }

@@ -9,13 +9,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -33,15 +33,7 @@ func TestRootsRefetchDoesNotLeak(t *testing.T) {
 			RootsListChangedHandler: func(_ context.Context, r *mcp.RootsListChangedRequest) { m.Changed(r.Session) }})
 		c := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil)
 		c.AddRoots(&mcp.Root{URI: "file://" + dir})
-		var fetches atomic.Int32 // roots/list requests the server sent
-		c.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-				if method == "roots/list" {
-					fetches.Add(1)
-				}
-				return next(ctx, method, req)
-			}
-		})
+		fetches := mcptest.CountRequests(c, "roots/list") // roots/list requests the server sent
 		ct, st := mcp.NewInMemoryTransports()
 		ss, err := srv.Connect(ctx, st, nil)
 		if err != nil {
