@@ -25,7 +25,7 @@ type buildQueue struct {
 	waiting []*buildTicket
 	running []*buildTicket
 	seq     uint64
-	hook    func(plugin string, urgent bool) // tests: told as each build starts
+	hook    func(plugin string, urgent bool, beside int) // tests: told as each build starts, with how many run beside it
 	held    bool                             // tests: no build starts
 }
 
@@ -134,7 +134,7 @@ func (q *buildQueue) dispatch() {
 		t.queued = false
 		q.running = append(q.running, t)
 		if q.hook != nil {
-			q.hook(t.name, t.urgent)
+			q.hook(t.name, t.urgent, len(q.running)-1)
 		}
 		close(t.turn)
 	}

@@ -10,7 +10,7 @@ func SetRewriterVersion(v string) (restore func()) {
 
 // SetBuildHook has h told, as each build of machine code starts, the
 // plugin's name and whether a call waits for it.
-func SetBuildHook(rt *Runtime, h func(plugin string, urgent bool)) { rt.queue.hook = h }
+func SetBuildHook(rt *Runtime, h func(plugin string, urgent bool, beside int)) { rt.queue.hook = h }
 
 // WaitBuilt waits for the plugin's build to end, without asking for it.
 func (p *Plugin) WaitBuilt() {

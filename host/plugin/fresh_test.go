@@ -61,7 +61,7 @@ func callFresh(t *testing.T, p *plugin.Plugin, tool string, v any) {
 func TestFreshRandomnessPerCall(t *testing.T) {
 	for _, name := range freshLanguages {
 		t.Run(name, func(t *testing.T) {
-			p := loadIn(t, newRuntime(t, plugin.RuntimeOptions{}), name, plugin.Config{})
+			p := loadIn(t, warmRuntime(t, plugin.RuntimeOptions{}), name, plugin.Config{})
 			seen := map[string]map[string]bool{}
 			for i := range 100 {
 				var r struct {
@@ -93,7 +93,7 @@ func TestFreshRandomnessPerCall(t *testing.T) {
 func TestFreshClockPerCall(t *testing.T) {
 	for _, name := range freshLanguages {
 		t.Run(name, func(t *testing.T) {
-			p := loadIn(t, newRuntime(t, plugin.RuntimeOptions{}), name, plugin.Config{})
+			p := loadIn(t, warmRuntime(t, plugin.RuntimeOptions{}), name, plugin.Config{})
 			for i := range 3 {
 				before := time.Now().UnixNano()
 				var c struct{ Now, Started, Calls int64 }

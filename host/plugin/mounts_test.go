@@ -17,7 +17,7 @@ import (
 // or a symlink) is never mounted. The old code checked the path and then
 // opened it again for every call, so a rename mounted another folder.
 func TestSwappedGrantIsNotMounted(t *testing.T) {
-	rt := newRuntime(t, plugin.RuntimeOptions{})
+	rt := warmRuntime(t, plugin.RuntimeOptions{})
 	swaps := map[string]func(t *testing.T, grant, other string){
 		"folder renamed in": func(t *testing.T, grant, other string) {
 			must(t, os.Rename(grant, grant+".old"))
@@ -61,7 +61,7 @@ func TestSwappedGrantIsNotMounted(t *testing.T) {
 
 // A mount outside every grant is refused, whatever the caller asks.
 func TestMountOutsideGrantsRefused(t *testing.T) {
-	rt := newRuntime(t, plugin.RuntimeOptions{})
+	rt := warmRuntime(t, plugin.RuntimeOptions{})
 	base, err := plugin.Canonical(t.TempDir())
 	must(t, err)
 	g, err := plugin.OpenGrant(base, true)

@@ -97,7 +97,7 @@ func TestNetwork(t *testing.T) {
 	port := 0
 	fmt.Sscan(u.Port(), &port)
 	log := &lockedLog{}
-	rt := newRuntime(t, plugin.RuntimeOptions{Logger: slog.New(slog.NewTextHandler(log, nil))})
+	rt := warmRuntime(t, plugin.RuntimeOptions{Logger: slog.New(slog.NewTextHandler(log, nil))})
 	load := func(grants []netguard.Grant, limits netguard.Limits, timeout time.Duration) *plugin.Plugin {
 		return loadIn(t, rt, "pdk_http", plugin.Config{Timeout: timeout, Network: netguard.Options{
 			Grants: grants, Limits: limits, Resolver: fakeResolver{"api.test": "127.0.0.1", "other.test": "127.0.0.1"}}})

@@ -21,7 +21,7 @@ func TestNetworkTraced(t *testing.T) {
 	c, tp := tracingtest.Start(t)
 	hs := tracingtest.NewTarget(t)
 	port := hs.Port
-	rt := newRuntime(t, plugin.RuntimeOptions{})
+	rt := warmRuntime(t, plugin.RuntimeOptions{})
 	p := loadIn(t, rt, "pdk_http", plugin.Config{Network: netguard.Options{
 		Grants: []netguard.Grant{{Hosts: []string{"127.0.0.1"}, Ports: []int{port}, Schemes: []string{"http"}}}}})
 
