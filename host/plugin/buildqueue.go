@@ -26,7 +26,7 @@ type buildQueue struct {
 	running []*buildTicket
 	seq     uint64
 	hook    func(plugin string, urgent bool, beside int) // tests: told as each build starts, with how many run beside it
-	held    bool                             // tests: no build starts
+	held    bool                                         // tests: no build starts
 }
 
 // buildTicket is one plugin's place in the queue.
