@@ -262,9 +262,6 @@ func (p *Plugin) Compile(ctx context.Context) error {
 // input, else from the guest, and is recorded for KeepDeclarations. Answers
 // a plugin gives after saying its lists changed are read with Invoke.
 func (p *Plugin) List(ctx context.Context, export string, input []byte) ([]byte, *Error) {
-	if p.cfg.Remote != nil {
-		return p.listRemote(ctx, export, input)
-	}
 	k := listKey(export, input)
 	if p.decl != nil {
 		if out, ok := p.decl.Lists[k]; ok {
@@ -273,6 +270,25 @@ func (p *Plugin) List(ctx context.Context, export string, input []byte) ([]byte,
 	}
 	var out []byte
 	var cerr *Error
+	if p.cfg.Remote != nil {
+		out, cerr = p.listRemote(ctx, export, input)
+	} else {
+		out, cerr = p.listLocal(ctx, export, input)
+	}
+	if cerr == nil {
+		p.recMu.Lock()
+		if p.recording != nil {
+			p.recording.Lists[k] = append([]byte(nil), out...)
+		}
+		p.recMu.Unlock()
+	}
+	return out, cerr
+}
+
+// listLocal reads a list export from the guest: through the lister's
+// interpreted instance while it lives (and the declarations are not yet
+// kept), else as a call.
+func (p *Plugin) listLocal(ctx context.Context, export string, input []byte) (out []byte, cerr *Error) {
 	p.listerMu.RLock()
 	if p.lister != nil && !p.kept.Load() {
 		out, _, cerr = p.listRead(ctx, export, input)
@@ -287,13 +303,6 @@ func (p *Plugin) List(ctx context.Context, export string, input []byte) ([]byte,
 	} else {
 		p.listerMu.RUnlock()
 		out, cerr = p.Invoke(ctx, export, input)
-	}
-	if cerr == nil {
-		p.recMu.Lock()
-		if p.recording != nil {
-			p.recording.Lists[k] = append([]byte(nil), out...)
-		}
-		p.recMu.Unlock()
 	}
 	return out, cerr
 }

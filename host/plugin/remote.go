@@ -66,16 +66,9 @@ func (p *Plugin) invokeRemote(ctx context.Context, export string, input []byte, 
 	return out, cerr
 }
 
-// listRemote is List for a plugin with a Remote: from the cached
-// declarations if they hold the answer, else from the remote (in a span,
-// as in process), its answer recorded for the load cache.
+// listRemote is List's read for a plugin with a Remote: from the remote,
+// in a span as in process.
 func (p *Plugin) listRemote(ctx context.Context, export string, input []byte) ([]byte, *Error) {
-	k := listKey(export, input)
-	if p.decl != nil {
-		if out, ok := p.decl.Lists[k]; ok {
-			return append([]byte(nil), out...), nil
-		}
-	}
 	ctx, span := tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
 	out, cerr := p.cfg.Remote.List(ctx, export, input)
 	if span != nil {
@@ -84,13 +77,6 @@ func (p *Plugin) listRemote(ctx context.Context, export string, input []byte) ([
 			oc, msg = string(cerr.Category), cerr.Message
 		}
 		span.EndPluginCall(oc, 0, 0, msg)
-	}
-	if cerr == nil {
-		p.recMu.Lock()
-		if p.recording != nil {
-			p.recording.Lists[k] = append([]byte(nil), out...)
-		}
-		p.recMu.Unlock()
 	}
 	return out, cerr
 }
