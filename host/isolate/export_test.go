@@ -12,7 +12,3 @@ const (
 
 // RaceEnabled: workers of this test binary run under the race detector.
 const RaceEnabled = raceEnabled
-
-// GrantPorts lists the TCP ports a worker's confinement opens for its
-// network grants.
-var GrantPorts = grantPorts

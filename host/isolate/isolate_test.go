@@ -2,7 +2,6 @@ package isolate_test
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -10,8 +9,6 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/confine"
-	"github.com/mcpwasm/mcpwasm/host/isolate"
-	"github.com/mcpwasm/mcpwasm/host/netguard"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 )
 
@@ -135,17 +132,5 @@ func TestColdWorkerBuildsBeforeReady(t *testing.T) {
 	in := []byte(`{"request":{"name":"pixel","arguments":{}},"context":{"plugin":"sdk_go"}}`)
 	if _, cerr := w.Invoke(context.Background(), abi.ExportCallTool, in, plugin.CallOptions{}); cerr != nil {
 		t.Fatalf("first call to a cold worker: %v", cerr)
-	}
-}
-
-// A worker's confinement opens each port its grants reach, once, and 53
-// for DNS over TCP when there is any; no grant, no port.
-func TestGrantPorts(t *testing.T) {
-	if got := isolate.GrantPorts(nil); len(got) != 0 {
-		t.Errorf("no grant: %v", got)
-	}
-	got := isolate.GrantPorts([]netguard.Grant{{Schemes: []string{"http", "https"}}, {Ports: []int{8080, 443}}})
-	if want := []uint16{80, 443, 8080, 53}; !slices.Equal(got, want) {
-		t.Errorf("ports %v, want %v", got, want)
 	}
 }
