@@ -3,12 +3,7 @@ package wasmbin
 // callIndirect calls through the table with a signature of one of the
 // functions and an index that may not match it.
 func (g *gen) callIndirect() int {
-	f := g.src.n(len(g.funcs) + 1)
-	s := genSig{2, 1}
-	if f > 0 {
-		s = g.funcs[f-1]
-	}
-	g.values(s.params)
+	f, s := g.callee()
 	if g.src.n(2) == 0 {
 		g.i32c(int32(f))
 	} else {

@@ -387,12 +387,19 @@ func (g *gen) consume(p int) {
 // call calls a defined function or the import and returns how many
 // results it leaves.
 func (g *gen) call() int {
+	f, s := g.callee()
+	g.opU(0x10, f)
+	return s.results
+}
+
+// callee picks a defined function or the import (0), for a call or the
+// signature of an indirect one, and pushes its arguments.
+func (g *gen) callee() (int, genSig) {
 	f := g.src.n(len(g.funcs) + 1)
 	s := genSig{2, 1}
 	if f > 0 {
 		s = g.funcs[f-1]
 	}
 	g.values(s.params)
-	g.opU(0x10, f)
-	return s.results
+	return f, s
 }
