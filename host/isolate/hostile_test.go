@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -86,13 +85,7 @@ func TestHostileWorker(t *testing.T) {
 				t.Fatalf("got %v, want %s mentioning %q", cerr, c.cat, c.text)
 			}
 			if c.killed {
-				deadline := time.Now().Add(3 * time.Second)
-				for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
-					time.Sleep(10 * time.Millisecond)
-				}
-				if syscall.Kill(pid, 0) == nil {
-					t.Fatalf("hostile worker %d still alive", pid)
-				}
+				mustBeGone(t, pid, "hostile worker")
 			}
 		})
 	}

@@ -47,12 +47,7 @@ func TestDeadlineKillsWorker(t *testing.T) {
 	if el > 2*time.Second {
 		t.Fatalf("answered after %s", el)
 	}
-	if syscall.Kill(pid, 0) == nil {
-		time.Sleep(200 * time.Millisecond)
-		if syscall.Kill(pid, 0) == nil {
-			t.Fatalf("worker %d still alive", pid)
-		}
-	}
+	mustBeGone(t, pid, "worker")
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := w.Start(ctx); err != nil {

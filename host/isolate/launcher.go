@@ -61,17 +61,11 @@ func StartLauncher(exe string, policy confine.Policy, mode confine.Mode) (*Launc
 			return nil, err
 		}
 	}
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("launcher socketpair: %w", err)
-	}
-	mine, theirs := os.NewFile(uintptr(fds[0]), "launcher"), os.NewFile(uintptr(fds[1]), "launcher-end")
-	defer theirs.Close()
-	c, err := net.FileConn(mine)
-	mine.Close()
+	c, theirs, err := socketPair(unix.SOCK_SEQPACKET, "launcher")
 	if err != nil {
 		return nil, err
 	}
+	defer theirs.Close()
 	cmd := exec.Command(exe, LauncherSubcommand)
 	cmd.Env = []string{}
 	cmd.Stderr = os.Stderr
@@ -88,6 +82,26 @@ func StartLauncher(exe string, policy confine.Policy, mode confine.Mode) (*Launc
 	}
 	go l.read()
 	return l, nil
+}
+
+// socketPair makes a connected pair of Unix sockets of type typ
+// (SOCK_STREAM, SOCK_SEQPACKET), both close-on-exec: this process's end
+// as a net.Conn and the other end as a file to hand to a child, which
+// the caller closes once the child has it. name names the pair in errors
+// and the files.
+func socketPair(typ int, name string) (net.Conn, *os.File, error) {
+	fds, err := unix.Socketpair(unix.AF_UNIX, typ|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s socketpair: %w", name, err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), name), os.NewFile(uintptr(fds[1]), name+"-end")
+	c, err := net.FileConn(mine)
+	mine.Close()
+	if err != nil {
+		theirs.Close()
+		return nil, nil, err
+	}
+	return c, theirs, nil
 }
 
 func (l *Launcher) send(m launchMsg, fd *os.File) error {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -49,14 +48,7 @@ func TestLauncherStartsWorkers(t *testing.T) {
 	if cerr == nil || cerr.Category != abi.ErrTimeout || cerr.Details["worker_killed"] != true {
 		t.Fatalf("got %v, want a timeout that killed the worker", cerr)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if syscall.Kill(pid, 0) == nil {
-		st, _ := os.ReadFile("/proc/" + itoa(pid) + "/status")
-		t.Fatalf("worker %d outlived its deadline kill:\n%s", pid, st)
-	}
+	mustBeGone(t, pid, "worker killed at its deadline")
 }
 
 // TestLauncherCannotExecOthers: the launcher's wall allows its own

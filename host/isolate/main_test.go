@@ -2,7 +2,9 @@ package isolate_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,4 +64,19 @@ func newWorkerOpts(t testing.TB, name string, cfg plugin.Config, o isolate.Optio
 	}
 	t.Cleanup(func() { w.Close() })
 	return w
+}
+
+// mustBeGone fails t unless process pid (what names it) is gone within a
+// few seconds: it is polled, as a killed worker takes a moment to be
+// reaped.
+func mustBeGone(t testing.TB, pid int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if syscall.Kill(pid, 0) == nil {
+		st, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+		t.Fatalf("%s %d still alive:\n%s", what, pid, st)
+	}
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"sync"
 	"time"
 
@@ -62,17 +61,11 @@ type result struct {
 // launch starts a process, hands it its spec and module, and waits until
 // it has confined itself and loaded the plugin.
 func (w *Worker) launch() (*proc, error) {
-	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, fmt.Errorf("socketpair: %w", err)
-	}
-	mine, theirs := os.NewFile(uintptr(fds[0]), "worker"), os.NewFile(uintptr(fds[1]), "worker-end")
-	defer theirs.Close()
-	conn, err := net.FileConn(mine)
-	mine.Close()
+	conn, theirs, err := socketPair(unix.SOCK_STREAM, "worker")
 	if err != nil {
 		return nil, err
 	}
+	defer theirs.Close()
 	var h handle
 	if w.opts.Launcher != nil {
 		h, err = w.opts.Launcher.spawn(theirs, w.opts.Config.Name)

@@ -154,21 +154,8 @@ func grantPorts(gs []netguard.Grant) []uint16 {
 		}
 	}
 	for _, g := range gs {
-		for _, p := range g.Ports {
+		for _, p := range g.ReachablePorts() {
 			add(p)
-		}
-		if len(g.Ports) == 0 {
-			schemes := g.Schemes
-			if len(schemes) == 0 {
-				schemes = []string{"https"}
-			}
-			for _, s := range schemes {
-				if s == "http" {
-					add(80)
-				} else {
-					add(443)
-				}
-			}
 		}
 	}
 	if len(ports) > 0 {

@@ -61,41 +61,31 @@ type Metrics struct {
 func New(o Options) *Metrics {
 	m := &Metrics{
 		reg: prometheus.NewRegistry(),
-		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "calls_total",
-			Help: "Guest calls (tools/call, resources/read, prompts/get, completion/complete) by plugin, method, tool (the tool, prompt, resource URI or, for a read through a template, the template) and outcome: ok, tool_error (the tool answered isError itself), an ABI error category, or error (a protocol error outside the sandbox).",
-		}, []string{"plugin", "method", "tool", "outcome"}),
+		calls: counterVec("calls_total",
+			"Guest calls (tools/call, resources/read, prompts/get, completion/complete) by plugin, method, tool (the tool, prompt, resource URI or, for a read through a template, the template) and outcome: ok, tool_error (the tool answered isError itself), an ABI error category, or error (a protocol error outside the sandbox).",
+			"plugin", "method", "tool", "outcome"),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: Namespace, Name: "call_duration_seconds",
 			Help:    "Duration of guest calls, from the request reaching the handler to its result, waits for a slot, the memory budget or the CPU included.",
 			Buckets: DurationBuckets,
 		}, []string{"plugin", "method", "tool"}),
-		loadFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "plugin_load_failures_total",
-			Help: "Plugins that failed to load (refused, failed to compile, or not ready within the load deadline), by plugin.",
-		}, []string{"plugin"}),
-		denials: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "denials_total",
-			Help: "Requests and guest operations refused, by kind: auth, rate_limit, fs (a filesystem escape), net.",
-		}, []string{"kind"}),
-		decisions: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "policy_decisions_total",
-			Help: "Decisions of the Cedar policies ([server.policy]) on calls, reads, gets and completions, by decision: allow, deny.",
-		}, []string{"decision"}),
-		trust: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: Namespace, Name: "trust_events_total",
-			Help: "What a plugin tells the model, by event: hold (a changed or new declaration not served), approval (declarations recorded), refusal (hidden text, a confusable name), redaction (secrets replaced in a result), block (a result refused for a credential), strip (hidden characters removed from a result).",
-		}, []string{"event"}),
+		loadFailures: counterVec("plugin_load_failures_total",
+			"Plugins that failed to load (refused, failed to compile, or not ready within the load deadline), by plugin.",
+			"plugin"),
+		denials: counterVec("denials_total",
+			"Requests and guest operations refused, by kind: auth, rate_limit, fs (a filesystem escape), net.",
+			"kind"),
+		decisions: counterVec("policy_decisions_total",
+			"Decisions of the Cedar policies ([server.policy]) on calls, reads, gets and completions, by decision: allow, deny.",
+			"decision"),
+		trust: counterVec("trust_events_total",
+			"What a plugin tells the model, by event: hold (a changed or new declaration not served), approval (declarations recorded), refusal (hidden text, a confusable name), redaction (secrets replaced in a result), block (a result refused for a credential), strip (hidden characters removed from a result).",
+			"event"),
 	}
-	for _, k := range []string{audit.DenyAuth, audit.DenyRateLimit, audit.DenyFS, audit.DenyNet} {
-		m.denials.WithLabelValues(k) // present at 0 from the start
-	}
-	for _, d := range []string{audit.DecisionAllow, audit.DecisionDeny} {
-		m.decisions.WithLabelValues(d)
-	}
-	for _, k := range []string{"hold", "approval", "refusal", "redaction", "block", "strip"} {
-		m.trust.WithLabelValues(k)
-	}
+	// Present at 0 from the start:
+	present(m.denials, audit.DenyAuth, audit.DenyRateLimit, audit.DenyFS, audit.DenyNet)
+	present(m.decisions, audit.DecisionAllow, audit.DecisionDeny)
+	present(m.trust, "hold", "approval", "refusal", "redaction", "block", "strip")
 	m.reg.MustRegister(m.calls, m.duration, m.loadFailures, m.denials, m.decisions, m.trust,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	if o.Sandbox != nil {
@@ -105,18 +95,33 @@ func New(o Options) *Metrics {
 		m.reg.MustRegister(tracesCollector(o.Traces))
 	}
 	if o.Sessions != nil {
-		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: Namespace, Name: "sessions_open",
-			Help: "MCP sessions open now (stdio: 1; stateless HTTP: the requests being served).",
-		}, func() float64 { return float64(o.Sessions()) }))
+		m.reg.MustRegister(countGauge("sessions_open",
+			"MCP sessions open now (stdio: 1; stateless HTTP: the requests being served).", o.Sessions))
 	}
 	if o.Plugins != nil {
-		m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Namespace: Namespace, Name: "plugins_loaded",
-			Help: "Plugins loaded and served now.",
-		}, func() float64 { return float64(o.Plugins()) }))
+		m.reg.MustRegister(countGauge("plugins_loaded", "Plugins loaded and served now.", o.Plugins))
 	}
 	return m
+}
+
+// counterVec is the counter Namespace_name, with help, by labels.
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace, Name: name, Help: help}, labels)
+}
+
+// present makes the series of c for each of values (c has one label), so
+// that they are scraped at 0 before anything is counted.
+func present(c *prometheus.CounterVec, values ...string) {
+	for _, v := range values {
+		c.WithLabelValues(v)
+	}
+}
+
+// countGauge is the gauge Namespace_name, with help, read from count at
+// each scrape.
+func countGauge(name, help string, count func() int) prometheus.GaugeFunc {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: Namespace, Name: name, Help: help},
+		func() float64 { return float64(count()) })
 }
 
 // Observe counts an audit event: a call by plugin, method, tool and

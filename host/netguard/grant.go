@@ -172,6 +172,26 @@ func (r *rule) allowsPort(scheme string, port int) bool {
 	return slices.Contains(r.ports, port)
 }
 
+// ReachablePorts lists the ports g lets a request reach: its Ports, else
+// the default port of each of its schemes (443 for https, 80 for http;
+// https alone when it names none). A confinement of the process that
+// makes the requests opens these TCP ports.
+func (g Grant) ReachablePorts() []int {
+	if len(g.Ports) > 0 {
+		return slices.Clone(g.Ports)
+	}
+	if len(g.Schemes) == 0 {
+		return []int{defaultPort("https")}
+	}
+	var ports []int
+	for _, s := range g.Schemes {
+		if p := defaultPort(strings.ToLower(s)); !slices.Contains(ports, p) {
+			ports = append(ports, p)
+		}
+	}
+	return ports
+}
+
 func defaultPort(scheme string) int {
 	if scheme == "http" {
 		return 80

@@ -3,6 +3,7 @@ package netguard
 import (
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -171,5 +172,23 @@ func TestDescribe(t *testing.T) {
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("Describe:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A grant reaches its ports, else its schemes' default ports (https's
+// when it names none), whatever the schemes' case.
+func TestReachablePorts(t *testing.T) {
+	for _, c := range []struct {
+		g    Grant
+		want []int
+	}{
+		{Grant{}, []int{443}},
+		{Grant{Schemes: []string{"http"}}, []int{80}},
+		{Grant{Schemes: []string{"HTTP", "https", "http"}}, []int{80, 443}},
+		{Grant{Ports: []int{8080, 8443}, Schemes: []string{"http"}}, []int{8080, 8443}},
+	} {
+		if got := c.g.ReachablePorts(); !slices.Equal(got, c.want) {
+			t.Errorf("%+v: %v, want %v", c.g, got, c.want)
+		}
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
 // fakeDNS resolves the names it holds and counts every lookup.
@@ -52,26 +53,11 @@ func (d *fakeDNS) count(host string) int {
 	return d.lookups[host]
 }
 
-// lockedBuf collects log output from concurrent writers.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
+// logBuf collects log output from concurrent writers.
+type logBuf struct{ fixture.Buffer }
 
 // lines are the log's JSON records.
-func (l *lockedBuf) lines(t *testing.T) []map[string]any {
+func (l *logBuf) lines(t *testing.T) []map[string]any {
 	var out []map[string]any
 	for _, line := range strings.Split(strings.TrimSpace(l.String()), "\n") {
 		if line == "" {
@@ -157,14 +143,14 @@ type harness struct {
 	*origin
 	g      *Guard
 	dns    *fakeDNS
-	log    *lockedBuf
+	log    *logBuf
 	mu     sync.Mutex
 	events []audit.Event
 	ctx    context.Context
 }
 
 func newHarness(t *testing.T, grants []Grant, limits Limits, names map[string][]string) *harness {
-	h := &harness{origin: newOrigin(t), dns: &fakeDNS{names: names}, log: &lockedBuf{}}
+	h := &harness{origin: newOrigin(t), dns: &fakeDNS{names: names}, log: &logBuf{}}
 	for i := range grants {
 		for j, host := range grants[i].Hosts {
 			grants[i].Hosts[j] = strings.NewReplacer("PLAIN", strconv.Itoa(h.port(h.plain)), "TLS", strconv.Itoa(h.port(h.tls))).Replace(host)

@@ -85,19 +85,22 @@ func (f *rootFile) Stat() (sys.Stat_t, experimentalsys.Errno) {
 
 // Read implements experimentalsys.File.
 func (f *rootFile) Read(buf []byte) (int, experimentalsys.Errno) {
-	if errno := f.check(false); errno != 0 || len(buf) == 0 {
-		return 0, errno
-	}
-	n, err := f.f.Read(buf)
-	return n, fileErrno(err)
+	return f.transfer(false, buf, f.f.Read)
 }
 
 // Pread implements experimentalsys.File.
 func (f *rootFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
-	if errno := f.check(false); errno != 0 || len(buf) == 0 {
+	return f.transfer(false, buf, func(b []byte) (int, error) { return f.f.ReadAt(b, off) })
+}
+
+// transfer is Read, Pread, Write and Pwrite: op moves buf once the file
+// is checked as open to read, or to write (write); an empty buf moves
+// nothing.
+func (f *rootFile) transfer(write bool, buf []byte, op func([]byte) (int, error)) (int, experimentalsys.Errno) {
+	if errno := f.check(write); errno != 0 || len(buf) == 0 {
 		return 0, errno
 	}
-	n, err := f.f.ReadAt(buf, off)
+	n, err := op(buf)
 	return n, fileErrno(err)
 }
 
@@ -139,24 +142,18 @@ func (f *rootFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Err
 
 // Write implements experimentalsys.File.
 func (f *rootFile) Write(buf []byte) (int, experimentalsys.Errno) {
-	if errno := f.check(true); errno != 0 || len(buf) == 0 {
-		return 0, errno
-	}
-	n, err := f.f.Write(buf)
-	return n, fileErrno(err)
+	return f.transfer(true, buf, f.f.Write)
 }
 
 // Pwrite implements experimentalsys.File. Positional writes to a file opened
 // for appending fail with EINVAL (Go's os.File refuses them).
 func (f *rootFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
-	if errno := f.check(true); errno != 0 || len(buf) == 0 {
-		return 0, errno
-	}
-	if f.append {
-		return 0, experimentalsys.EINVAL
-	}
-	n, err := f.f.WriteAt(buf, off)
-	return n, fileErrno(err)
+	return f.transfer(true, buf, func(b []byte) (int, error) {
+		if f.append {
+			return 0, fs.ErrInvalid // EINVAL
+		}
+		return f.f.WriteAt(b, off)
+	})
 }
 
 // Truncate implements experimentalsys.File.

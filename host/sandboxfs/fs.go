@@ -166,23 +166,16 @@ func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
 }
 
 // Rmdir implements experimentalsys.FS.
-func (r *rootFS) Rmdir(name string) experimentalsys.Errno {
-	if r.readOnly {
-		return experimentalsys.EROFS
-	}
-	fi, err := r.root.Lstat(rel(name))
-	if err != nil {
-		return r.errno(name, err)
-	}
-	if !fi.IsDir() {
-		return experimentalsys.ENOTDIR
-	}
-	return r.errno(name, r.root.Remove(rel(name)))
-}
+func (r *rootFS) Rmdir(name string) experimentalsys.Errno { return r.remove(name, true) }
 
 // Unlink implements experimentalsys.FS. A symlink is removed itself, never
 // its target.
-func (r *rootFS) Unlink(name string) experimentalsys.Errno {
+func (r *rootFS) Unlink(name string) experimentalsys.Errno { return r.remove(name, false) }
+
+// remove is Rmdir (dir) and Unlink (!dir): name, not followed if it is a
+// symlink, is removed only if it is a folder (dir) or not (!dir); the
+// other kind is ENOTDIR or EISDIR.
+func (r *rootFS) remove(name string, dir bool) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
@@ -190,7 +183,10 @@ func (r *rootFS) Unlink(name string) experimentalsys.Errno {
 	if err != nil {
 		return r.errno(name, err)
 	}
-	if fi.IsDir() {
+	switch {
+	case dir && !fi.IsDir():
+		return experimentalsys.ENOTDIR
+	case !dir && fi.IsDir():
 		return experimentalsys.EISDIR
 	}
 	return r.errno(name, r.root.Remove(rel(name)))

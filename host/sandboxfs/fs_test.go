@@ -224,6 +224,42 @@ func TestFileOps(t *testing.T) {
 	}
 }
 
+// Writes on a read-write mount: Write and Pwrite land where they say, an
+// empty buffer writes nothing, and a positional write to a file opened
+// for appending is EINVAL.
+func TestFileWrites(t *testing.T) {
+	fx := newFixture(t)
+	rw := openFS(t, fx.mnt, false)
+	f, errno := rw.OpenFile("new.txt", experimentalsys.O_RDWR|experimentalsys.O_CREAT, 0o644)
+	must(t, errnoErr(errno))
+	defer f.Close()
+	if n, errno := f.Write([]byte("hello")); n != 5 || errno != 0 {
+		t.Errorf("write = %d, %v", n, errno)
+	}
+	if n, errno := f.Pwrite([]byte("J"), 0); n != 1 || errno != 0 {
+		t.Errorf("pwrite = %d, %v", n, errno)
+	}
+	if n, errno := f.Write(nil); n != 0 || errno != 0 {
+		t.Errorf("empty write = %d, %v", n, errno)
+	}
+	buf := make([]byte, 8)
+	if n, errno := f.Pread(buf, 0); errno != 0 || string(buf[:n]) != "Jello" {
+		t.Errorf("pread = %q, %v", buf[:n], errno)
+	}
+	a, errno := rw.OpenFile("new.txt", experimentalsys.O_WRONLY|experimentalsys.O_APPEND, 0)
+	must(t, errnoErr(errno))
+	defer a.Close()
+	if _, errno := a.Pwrite([]byte("x"), 0); errno != experimentalsys.EINVAL {
+		t.Errorf("pwrite on an appending file: %v, want EINVAL", errno)
+	}
+	if n, errno := a.Write([]byte("!")); n != 1 || errno != 0 {
+		t.Errorf("append = %d, %v", n, errno)
+	}
+	if n, errno := f.Pread(buf, 0); errno != 0 || string(buf[:n]) != "Jello!" {
+		t.Errorf("after the append: %q, %v", buf[:n], errno)
+	}
+}
+
 func errnoErr(e experimentalsys.Errno) error {
 	if e == 0 {
 		return nil

@@ -214,32 +214,31 @@ func (r *Resolver) Get(ctx context.Context, req Request) (_ *Result, err error) 
 // blob returns the blob d from the store, or fetches it with fetch (unless
 // offline) and stores it. what names it in errors and progress.
 func (r *Resolver) blob(ctx context.Context, src, what, d string, size, max int64, fetch func(context.Context) (reader, error)) ([]byte, int64, error) {
-	b, err := r.opts.Store.Read(d, max)
-	if err == nil {
-		return b, 0, nil
-	}
-	n, err := r.fetchMissing(ctx, src, what, d, size, max, err, fetch)
-	if err != nil {
-		return nil, n, err
-	}
-	b, err = r.opts.Store.Read(d, max)
-	return b, n, err
+	return fromStore(ctx, r, r.opts.Store.Read, src, what, d, size, max, fetch)
 }
 
 // open is blob as a verifying stream (see store.Blob), for an image layer
 // unpacked as it is read, so that it is never held whole beside what it
 // unpacks to.
 func (r *Resolver) open(ctx context.Context, src, what, d string, size, max int64, fetch func(context.Context) (reader, error)) (*store.Blob, int64, error) {
-	bl, err := r.opts.Store.Open(d, max)
+	return fromStore(ctx, r, r.opts.Store.Open, src, what, d, size, max, fetch)
+}
+
+// fromStore is blob and open: get reads d from the store; when that fails,
+// fetchMissing fetches it and get reads it again. It returns the bytes
+// fetched (0 when the store had d).
+func fromStore[T any](ctx context.Context, r *Resolver, get func(d string, max int64) (T, error), src, what, d string, size, max int64, fetch func(context.Context) (reader, error)) (T, int64, error) {
+	v, err := get(d, max)
 	if err == nil {
-		return bl, 0, nil
+		return v, 0, nil
 	}
 	n, err := r.fetchMissing(ctx, src, what, d, size, max, err, fetch)
 	if err != nil {
-		return nil, n, err
+		var none T
+		return none, n, err
 	}
-	bl, err = r.opts.Store.Open(d, max)
-	return bl, n, err
+	v, err = get(d, max)
+	return v, n, err
 }
 
 // fetchMissing fetches the blob d into the store after reading it from

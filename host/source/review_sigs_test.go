@@ -67,8 +67,7 @@ func TestRefusedUpdateKeepsSignatures(t *testing.T) {
 	key := ecKey(t)
 	dir := t.TempDir()
 	src, desc, _ := signedPlugin(t, reg, "s/p", "echo")
-	payload := ocitest.CosignPayload(reg.Host()+"/s/p", desc.Digest)
-	reg.SignCosign(t, "s/p", desc.Digest, payload, ocitest.Sign(t, key, payload))
+	signCosign(t, reg, "s/p", desc.Digest, key)
 	if _, err := newResolver(t, dir, nil).Get(ctx, Request{Source: src, Policy: policy(t, Required, key)}); err != nil {
 		t.Fatal(err)
 	}

@@ -33,8 +33,7 @@ func TestPinOnlyWhatVerifies(t *testing.T) {
 	dir := t.TempDir()
 
 	src, good, _ := signedPlugin(t, reg, "pin/p", "echo")
-	payload := ocitest.CosignPayload(reg.Host()+"/pin/p", good.Digest)
-	reg.SignCosign(t, "pin/p", good.Digest, payload, ocitest.Sign(t, key, payload))
+	signCosign(t, reg, "pin/p", good.Digest, key)
 	r := newResolver(t, dir, nil)
 	if res, err := r.Get(ctx, Request{Source: src, Policy: pol}); err != nil || res.Pin != "new" {
 		t.Fatalf("first pull: %v", err)
@@ -327,8 +326,7 @@ func TestRegistryLiesAboutDigests(t *testing.T) {
 	idx := reg.PushManifest(t, "l/p", "idx", map[string]any{"schemaVersion": 2, "mediaType": ocispec.MediaTypeImageIndex,
 		"manifests": []any{map[string]any{"mediaType": ocispec.MediaTypeImageManifest, "digest": good.Digest, "size": good.Size,
 			"platform": map[string]string{"os": "wasip1", "architecture": "wasm"}}}}, ocispec.MediaTypeImageIndex)
-	payload := ocitest.CosignPayload(reg.Host()+"/l/p", idx.Digest)
-	reg.SignCosign(t, "l/p", idx.Digest, payload, ocitest.Sign(t, key, payload))
+	signCosign(t, reg, "l/p", idx.Digest, key)
 	src := "oci://" + reg.Host() + "/l/p:idx"
 	if res, err := newResolver(t, "", nil).Get(ctx, Request{Source: src, Policy: policy(t, Required, key)}); err != nil || !bytes.Equal(res.Wasm, wasm) {
 		t.Fatalf("signed index: %v", err)

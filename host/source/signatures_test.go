@@ -47,6 +47,13 @@ func signedPlugin(t *testing.T, reg *ocitest.Registry, repo string, fixture stri
 	return "oci://" + reg.Host() + "/" + repo + ":1", desc, m
 }
 
+// signCosign signs the manifest d of repo with key as "cosign sign --key"
+// does: a payload naming repo and d, its signature under d's .sig tag.
+func signCosign(t *testing.T, reg *ocitest.Registry, repo string, d digest.Digest, key crypto.Signer) {
+	payload := ocitest.CosignPayload(reg.Host()+"/"+repo, d)
+	reg.SignCosign(t, repo, d, payload, ocitest.Sign(t, key, payload))
+}
+
 // TestSignaturesWithKey: each signature format cosign writes verifies
 // with the right key and fails, naming why, with a wrong key, another
 // plugin's signature or an unsigned plugin under "required".
@@ -67,8 +74,7 @@ func TestSignaturesWithKey(t *testing.T) {
 	for name, key := range map[string]crypto.Signer{"ecdsa": good, "rsa": rsaKey, "ed25519": edKey} {
 		repo := "cosign/" + name
 		src, desc, _ := signedPlugin(t, reg, repo, "echo")
-		payload := ocitest.CosignPayload(reg.Host()+"/"+repo, desc.Digest)
-		reg.SignCosign(t, repo, desc.Digest, payload, ocitest.Sign(t, key, payload))
+		signCosign(t, reg, repo, desc.Digest, key)
 		res, err := get(src, policy(t, Required, key))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -176,8 +182,7 @@ func TestSignaturesStoredAndOffline(t *testing.T) {
 
 	// Signed since; offline, the record says unsigned: required refuses
 	// without asking.
-	payload := ocitest.CosignPayload(reg.Host()+"/p/x", desc.Digest)
-	reg.SignCosign(t, "p/x", desc.Digest, payload, ocitest.Sign(t, key, payload))
+	signCosign(t, reg, "p/x", desc.Digest, key)
 	before := reg.Requests()
 	off := newResolver(t, dir, func(o *Options) { o.Offline = true })
 	if _, err := off.Get(ctx, Request{Source: src, Policy: policy(t, Required, key)}); err == nil || !strings.Contains(err.Error(), "unsigned") {

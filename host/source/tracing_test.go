@@ -67,8 +67,7 @@ func TestVerifyTraced(t *testing.T) {
 	ctx := context.Background()
 	good, other := ecKey(t), ecKey(t)
 	src, desc, _ := signedPlugin(t, reg, "traced/echo", "echo")
-	payload := ocitest.CosignPayload(reg.Host()+"/traced/echo", desc.Digest)
-	reg.SignCosign(t, "traced/echo", desc.Digest, payload, ocitest.Sign(t, good, payload))
+	signCosign(t, reg, "traced/echo", desc.Digest, good)
 	if _, err := newResolver(t, "", nil).Get(ctx, Request{Source: src, Policy: policy(t, Required, good)}); err != nil {
 		t.Fatal(err)
 	}

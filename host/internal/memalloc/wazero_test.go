@@ -199,9 +199,10 @@ func benchAllocators(b *testing.B, f func(b *testing.B, ctx context.Context)) {
 	})
 }
 
-// BenchmarkExtismInstance times CompiledPlugin.Instance alone; Close runs
-// with the timer stopped.
-func BenchmarkExtismInstance(b *testing.B) {
+// benchInstances times, with each allocator, an instance of the echo
+// kernel, call on it (if not nil), and its Close; with no call, Close runs
+// with the timer stopped, so that Instance alone is timed.
+func benchInstances(b *testing.B, call func(b *testing.B, p *extism.Plugin)) {
 	benchAllocators(b, func(b *testing.B, ctx context.Context) {
 		cp := newEcho(b, 256)
 		b.ReportAllocs()
@@ -210,30 +211,31 @@ func BenchmarkExtismInstance(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.StopTimer()
+			if call == nil {
+				b.StopTimer()
+			} else {
+				call(b, p)
+			}
 			p.Close(context.Background())
-			b.StartTimer()
+			if call == nil {
+				b.StartTimer()
+			}
 		}
 	})
 }
+
+// BenchmarkExtismInstance times CompiledPlugin.Instance alone; Close runs
+// with the timer stopped.
+func BenchmarkExtismInstance(b *testing.B) { benchInstances(b, nil) }
 
 // BenchmarkExtismInstanceCallClose times a whole call: Instance, echo of
 // 1 KiB, Close.
 func BenchmarkExtismInstanceCallClose(b *testing.B) {
 	in := bytes.Repeat([]byte("0123456789abcdef"), 64)
-	benchAllocators(b, func(b *testing.B, ctx context.Context) {
-		cp := newEcho(b, 256)
-		b.ReportAllocs()
-		for b.Loop() {
-			p, err := cp.Instance(ctx, extism.PluginInstanceConfig{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			_, out, err := p.CallWithContext(context.Background(), "echo", in)
-			if err != nil || len(out) != len(in) {
-				b.Fatalf("echo: %v, %d bytes", err, len(out))
-			}
-			p.Close(context.Background())
+	benchInstances(b, func(b *testing.B, p *extism.Plugin) {
+		_, out, err := p.CallWithContext(context.Background(), "echo", in)
+		if err != nil || len(out) != len(in) {
+			b.Fatalf("echo: %v, %d bytes", err, len(out))
 		}
 	})
 }

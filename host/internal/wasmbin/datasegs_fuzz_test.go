@@ -41,7 +41,7 @@ func FuzzDataMerge(f *testing.F) {
 			case 6:
 				s.head, plain = []byte{1}, false
 			case 7:
-				s.head, plain = append(append([]byte{0, 0x41}, sleb(int64(off))...), 0x41, 0, 0x6A, 0x0B), false
+				s.head, plain = append(append([]byte{0, 0x41}, appendS32(nil, off)...), 0x41, 0, 0x6A, 0x0B), false
 			}
 			segs = append(segs, s)
 			ivs = append(ivs, iv{uint64(uint32(off)), uint64(uint32(off)) + uint64(n)})

@@ -16,21 +16,6 @@ import (
 	"github.com/tetratelabs/wazero/api"
 )
 
-// sleb is a minimal signed LEB128, the standard algorithm (the same as
-// appendS32), used only to build test inputs. What Preflight writes with
-// appendS32 is checked by wazero decoding and instantiating it, not by this.
-func sleb(v int64) []byte {
-	var b []byte
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
-
 // seg is a data segment for the hand-built modules: its encoding up to its
 // length (flags, memory index, offset expression) and its bytes.
 type seg struct {
@@ -38,7 +23,7 @@ type seg struct {
 	data string
 }
 
-func i32Off(off int32) []byte { return append(append([]byte{0x41}, sleb(int64(off))...), 0x0B) }
+func i32Off(off int32) []byte { return append(append([]byte{0x41}, appendS32(nil, off)...), 0x0B) }
 
 // active is a flags-0 segment at i32.const off.
 func active(off int32, data string) seg { return seg{append([]byte{0}, i32Off(off)...), data} }
@@ -205,12 +190,25 @@ func TestSleb32(t *testing.T) {
 	for _, v := range []int32{0, 1, -1, 63, 64, -64, -65, 8191, 8192, -8192, -8193, 1 << 20, -1 << 20,
 		1<<27 - 1, 1 << 27, -1 << 27, -1<<27 - 1, math.MaxInt32, math.MinInt32} {
 		enc := appendS32(nil, v)
-		if want := sleb(int64(v)); !bytes.Equal(enc, want) {
-			t.Fatalf("appendS32(%d) = % x, want % x", v, enc, want)
+		// Minimal: k bytes hold -2^(7k-1) <= v < 2^(7k-1).
+		k := 1
+		for int64(v) < -1<<(7*k-1) || int64(v) >= 1<<(7*k-1) {
+			k++
+		}
+		if len(enc) != k {
+			t.Fatalf("appendS32(%d) = % x, want %d bytes", v, enc, k)
 		}
 		r := &reader{b: enc}
 		if got, ok := r.sleb32(); !ok || got != v || r.left() != 0 {
 			t.Fatalf("sleb32(% x) = %d, %v", enc, got, ok)
+		}
+	}
+	for v, want := range map[int32][]byte{
+		63: {0x3f}, 64: {0xc0, 0x00}, -64: {0x40}, -65: {0xbf, 0x7f}, 624485: {0xe5, 0x8e, 0x26}, -123456: {0xc0, 0xbb, 0x78},
+		math.MaxInt32: {0xff, 0xff, 0xff, 0xff, 0x07}, math.MinInt32: {0x80, 0x80, 0x80, 0x80, 0x78},
+	} {
+		if enc := appendS32(nil, v); !bytes.Equal(enc, want) {
+			t.Errorf("appendS32(%d) = % x, want % x", v, enc, want)
 		}
 	}
 	for _, c := range []struct {

@@ -3,12 +3,7 @@ package wasmbin
 // callIndirect calls through the table with a signature of one of the
 // functions and an index that may not match it.
 func (g *gen) callIndirect() int {
-	f := g.src.n(len(g.funcs) + 1)
-	s := genSig{2, 1}
-	if f > 0 {
-		s = g.funcs[f-1]
-	}
-	g.values(s.params)
+	f, s := g.callee()
 	if g.src.n(2) == 0 {
 		g.i32c(int32(f))
 	} else {
@@ -51,16 +46,7 @@ func (g *gen) expr() {
 		g.op([]byte{0x45, 0x67, 0x69}[g.src.n(3)]) // eqz, clz, popcnt
 	case 6:
 		g.address()
-		off := g.src.n(8)
-		switch g.src.n(3) {
-		case 0:
-			g.op(0x28, 2) // i32.load
-		case 1:
-			g.op(0x2D, 0) // i32.load8_u
-		case 2:
-			g.op(0x2E, 1) // i32.load16_s
-		}
-		g.out = appendU64(g.out, uint64(off))
+		g.memOp([3]byte{0x28, 0x2D, 0x2E}) // i32.load, i32.load8_u, i32.load16_s
 	case 7:
 		g.expr()
 		g.expr()

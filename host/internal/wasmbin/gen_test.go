@@ -302,18 +302,16 @@ func (g *gen) address() {
 	}
 }
 
-func (g *gen) store() {
+// memOp emits one of ops, memory instructions of 32, 8 and 16 bits (its
+// alignment exponent 2, 0 or 1), with an offset below 8.
+func (g *gen) memOp(ops [3]byte) {
 	off := g.src.n(8)
-	switch g.src.n(3) {
-	case 0:
-		g.op(0x36, 2) // i32.store
-	case 1:
-		g.op(0x3A, 0) // i32.store8
-	case 2:
-		g.op(0x3B, 1) // i32.store16
-	}
+	w := g.src.n(3)
+	g.op(ops[w], [3]byte{2, 0, 1}[w])
 	g.out = appendU64(g.out, uint64(off))
 }
+
+func (g *gen) store() { g.memOp([3]byte{0x36, 0x3A, 0x3B}) } // i32.store, i32.store8, i32.store16
 
 // structured emits a block, loop or if of random type with its parameters
 // before it, and returns how many results it leaves.
@@ -389,12 +387,19 @@ func (g *gen) consume(p int) {
 // call calls a defined function or the import and returns how many
 // results it leaves.
 func (g *gen) call() int {
+	f, s := g.callee()
+	g.opU(0x10, f)
+	return s.results
+}
+
+// callee picks a defined function or the import (0), for a call or the
+// signature of an indirect one, and pushes its arguments.
+func (g *gen) callee() (int, genSig) {
 	f := g.src.n(len(g.funcs) + 1)
 	s := genSig{2, 1}
 	if f > 0 {
 		s = g.funcs[f-1]
 	}
 	g.values(s.params)
-	g.opU(0x10, f)
-	return s.results
+	return f, s
 }

@@ -41,24 +41,19 @@ func (mi *moduleInfo) rewriteSection(s section) ([]byte, error) {
 		}
 		return out, nil
 	case 6: // globals: ref.func in initializers, then the fuel
-		n, err := r.u32()
-		if err != nil {
-			return nil, err
-		}
-		added := uint64(1)
+		added := uint32(1)
 		if mi.opts.StackLimit > 0 {
 			added++
 		}
-		out := appendU64(nil, uint64(n)+added)
-		for i := uint32(0); i < n; i++ {
+		out, err := rewriteVec(r, added, func(out []byte, _ uint32) ([]byte, error) {
 			start := r.off
 			if err := r.globalType(); err != nil {
 				return nil, err
 			}
-			out = append(out, r.b[start:r.off]...)
-			if out, err = mi.copyExpr(out, r); err != nil {
-				return nil, err
-			}
+			return mi.copyExpr(append(out, r.b[start:r.off]...), r)
+		})
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, 0x7F, 0x01, 0x41) // mut i32 = i32.const Fuel
 		out = appendS32(out, mi.opts.Fuel)
@@ -110,13 +105,25 @@ func (mi *moduleInfo) copyExpr(out []byte, r *reader) ([]byte, error) {
 	return out, nil
 }
 
-func (mi *moduleInfo) rewriteExports(r *reader) ([]byte, error) {
+// rewriteVec rewrites a vector: its count, plus extra items the caller
+// appends after it, then each item as item appends it to out.
+func rewriteVec(r *reader, extra uint32, item func(out []byte, i uint32) ([]byte, error)) ([]byte, error) {
 	n, err := r.u32()
 	if err != nil {
 		return nil, err
 	}
-	out := appendU64(nil, uint64(n))
+	out := appendU64(nil, uint64(n)+uint64(extra))
 	for i := uint32(0); i < n; i++ {
+		if out, err = item(out, i); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// rewriteExports shifts the function indices of exports.
+func (mi *moduleInfo) rewriteExports(r *reader) ([]byte, error) {
+	return rewriteVec(r, 0, func(out []byte, _ uint32) ([]byte, error) {
 		start := r.off
 		if _, err := r.name(); err != nil {
 			return nil, err
@@ -134,20 +141,14 @@ func (mi *moduleInfo) rewriteExports(r *reader) ([]byte, error) {
 		if Kind(kind) == KindFunc {
 			idx = mi.shift(idx)
 		}
-		out = appendU64(out, uint64(idx))
-	}
-	return out, nil
+		return appendU64(out, uint64(idx)), nil
+	})
 }
 
 // rewriteElems shifts the function indices of element segments, in both the
 // index-vector and the expression encodings.
 func (mi *moduleInfo) rewriteElems(r *reader) ([]byte, error) {
-	n, err := r.u32()
-	if err != nil {
-		return nil, err
-	}
-	out := appendU64(nil, uint64(n))
-	for i := uint32(0); i < n; i++ {
+	return rewriteVec(r, 0, func(out []byte, i uint32) ([]byte, error) {
 		flags, err := r.u32()
 		if err != nil {
 			return nil, err
@@ -193,8 +194,8 @@ func (mi *moduleInfo) rewriteElems(r *reader) ([]byte, error) {
 			}
 			out = appendU64(out, uint64(mi.target(idx)))
 		}
-	}
-	return out, nil
+		return out, nil
+	})
 }
 
 // rewriteNames keeps the module name and the function and local names,

@@ -37,29 +37,21 @@ func (mi *moduleInfo) readImportTypes(r *reader) error {
 		if err != nil {
 			return err
 		}
-		switch Kind(kind) {
-		case KindFunc:
-			t, err := r.u32()
-			if err != nil {
-				return err
-			}
-			mi.importTypes = append(mi.importTypes, t)
-			if mi.opts.ClampSleeps && mod == wasiModule && name == wasiPollOneoff && int(t) < len(mi.types) && mi.typeParams[t] == 4 {
-				mi.pollOneoff, mi.pollOneoffType, mi.clampSleeps = funcs, t, true
-			}
-			funcs++
-		case KindTable:
-			_, err = r.table()
-		case KindMemory:
-			_, err = r.limits("memory")
-		case KindGlobal:
-			err = r.globalType()
-		default:
-			err = fmt.Errorf("import kind 0x%02x is not supported", kind)
+		if Kind(kind) >= KindTag {
+			return fmt.Errorf("import kind 0x%02x is not supported", kind)
 		}
+		t, err := r.importDesc(Kind(kind))
 		if err != nil {
 			return err
 		}
+		if Kind(kind) != KindFunc {
+			continue
+		}
+		mi.importTypes = append(mi.importTypes, t)
+		if mi.opts.ClampSleeps && mod == wasiModule && name == wasiPollOneoff && int(t) < len(mi.types) && mi.typeParams[t] == 4 {
+			mi.pollOneoff, mi.pollOneoffType, mi.clampSleeps = funcs, t, true
+		}
+		funcs++
 	}
 	return nil
 }

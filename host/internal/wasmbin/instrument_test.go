@@ -163,16 +163,7 @@ func TestInstrumentStackLimit(t *testing.T) {
 // TinyGo, Go, AssemblyScript, C and WAT) is accepted by the rewriter after
 // Preflight, and wazero validates the result.
 func TestInstrumentRealModules(t *testing.T) {
-	files := builtModules(t)
-	for _, f := range files {
-		wasm, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := filepath.Base(f)
-		if ok, _, _, p := wazeroCompiles(wasm); !ok || p != nil {
-			continue // a fixture that is meant not to compile
-		}
+	for name, wasm := range compiledModules(t) {
 		pre, _, err := Preflight(wasm, policy(100_000))
 		if err != nil {
 			continue // a fixture that Preflight refuses on purpose

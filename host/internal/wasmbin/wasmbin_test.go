@@ -275,12 +275,19 @@ func TestInspectEncodings(t *testing.T) {
 		{"nil", nil, "bad magic"},
 	} {
 		_, err := Inspect(tc.wasm)
-		switch {
-		case tc.err == "" && err != nil:
-			t.Errorf("%s: %v", tc.name, err)
-		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("%s: err = %v, want it to mention %q", tc.name, err, tc.err)
-		}
+		checkErr(t, tc.name, err, tc.err)
+	}
+}
+
+// checkErr fails the test, naming what, unless err is as want says: nil
+// for "", else an error that mentions want.
+func checkErr(t *testing.T, what string, err error, want string) {
+	t.Helper()
+	switch {
+	case want == "" && err != nil:
+		t.Errorf("%s: %v", what, err)
+	case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+		t.Errorf("%s: err = %v, want it to mention %q", what, err, want)
 	}
 }
 

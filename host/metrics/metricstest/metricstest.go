@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"testing"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -66,4 +67,22 @@ next:
 		}
 	}
 	return 0, false
+}
+
+// Sample is a sample a test expects: one of family Name whose labels
+// include Labels, of value Want (see Value).
+type Sample struct {
+	Name   string
+	Labels map[string]string
+	Want   float64
+}
+
+// Check fails t for each of want that f lacks or holds with another value.
+func (f Families) Check(t testing.TB, want ...Sample) {
+	t.Helper()
+	for _, s := range want {
+		if got, ok := f.Value(s.Name, s.Labels); !ok || got != s.Want {
+			t.Errorf("%s%v = %v (present %v), want %v", s.Name, s.Labels, got, ok, s.Want)
+		}
+	}
 }
