@@ -55,7 +55,7 @@ func TestInterruptionPointsChangeNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow (over a minute): runs every module twice; not with -short")
 	}
-	files := builtModules(t)
+	files := fixture.Modules(t)
 	// The shared cache: the rewritten modules other tests built are not
 	// built again. wazero keys its caches by the module's bytes alone, not
 	// by WithCloseOnContextDone, which changes the code; the two modes never
@@ -109,21 +109,6 @@ func TestInterruptionPointsChangeNothing(t *testing.T) {
 		}
 	}
 	t.Logf("%d answers compared across %d modules", compared, len(files))
-}
-
-// builtModules is every module this repository builds: fixtures and
-// plugins.
-func builtModules(t *testing.T) []string {
-	root := fixture.Root()
-	var files []string
-	for _, pattern := range []string{"testdata/wasm/*.wasm", "plugins/*/*.wasm"} {
-		m, _ := filepath.Glob(filepath.Join(root, pattern))
-		files = append(files, m...)
-	}
-	if len(files) < 20 {
-		fixture.Missing(t, "found %d built modules, want 20 or more: run make wasm", len(files))
-	}
-	return files
 }
 
 // declExports are the declaration exports the differential tests read.

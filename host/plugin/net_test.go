@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,24 +19,6 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
-
-// lockedLog collects log lines from several goroutines.
-type lockedLog struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // fakeResolver answers names from a table, as a DNS server under the
 // attacker's control could.
@@ -96,7 +77,7 @@ func TestNetwork(t *testing.T) {
 	u, _ := url.Parse(hs.URL)
 	port := 0
 	fmt.Sscan(u.Port(), &port)
-	log := &lockedLog{}
+	log := &fixture.Buffer{}
 	rt := warmRuntime(t, plugin.RuntimeOptions{Logger: slog.New(slog.NewTextHandler(log, nil))})
 	load := func(grants []netguard.Grant, limits netguard.Limits, timeout time.Duration) *plugin.Plugin {
 		return loadIn(t, rt, "pdk_http", plugin.Config{Timeout: timeout, Network: netguard.Options{

@@ -103,20 +103,6 @@ func (s *stubServer) take() []string {
 	return seen
 }
 
-// diffModules is every built module, or the test is skipped.
-func diffModules(t *testing.T) []string {
-	root := fixture.Root()
-	var files []string
-	for _, pattern := range []string{"testdata/wasm/*.wasm", "plugins/*/*.wasm"} {
-		m, _ := filepath.Glob(filepath.Join(root, pattern))
-		files = append(files, m...)
-	}
-	if len(files) < 20 {
-		fixture.Missing(t, "found %d built modules, want 20 or more: run make wasm", len(files))
-	}
-	return files
-}
-
 func TestDifferentialExtism(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow: runs every built module through two hosts")
@@ -130,7 +116,7 @@ func TestDifferentialExtism(t *testing.T) {
 	cache := wazero.NewCompilationCache()
 	defer cache.Close(ctx)
 	compared, modules, ran, want := 0, 0, 0, 0
-	for _, f := range diffModules(t) {
+	for _, f := range fixture.Modules(t) {
 		name := strings.TrimSuffix(filepath.Base(f), ".wasm")
 		if endless[name] {
 			continue
