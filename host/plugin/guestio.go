@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/mcpwasm/mcpwasm/host/internal/memalloc"
 )
 
 // capWriter keeps the first max bytes written to it and counts the rest. It
@@ -118,21 +120,8 @@ func (h *heapMemory) Reallocate(size uint64) []byte {
 	if size > h.max {
 		return nil
 	}
-	if size <= uint64(cap(h.buf)) {
-		h.buf = h.buf[:size]
-		return h.buf
-	}
-	c := 2 * uint64(cap(h.buf))
-	if c < size {
-		c = size
-	}
-	if c > h.max {
-		c = h.max
-	}
-	nb := make([]byte, size, c)
-	copy(nb, h.buf)
-	h.buf = nb
-	return nb
+	h.buf = memalloc.Grow(h.buf, size, 0, h.max)
+	return h.buf
 }
 
 func (h *heapMemory) Free() { h.buf = nil }

@@ -276,18 +276,22 @@ func (l *lease) grow(size uint64) bool {
 		l.a.unmap(l.r) // commit failed on a fresh memory: fall back to the heap
 		l.r = nil
 	}
-	if size <= uint64(cap(l.heap)) {
-		l.heap = l.heap[:size]
-		return true
-	}
-	c := max(size, 2*uint64(cap(l.heap)), l.hint)
-	if c > l.max {
-		c = l.max
-	}
-	nb := make([]byte, size, c)
-	copy(nb, l.heap)
-	l.heap = nb
+	l.heap = Grow(l.heap, size, l.hint, l.max)
 	return true
+}
+
+// Grow returns buf with its length set to size, keeping its contents: in
+// place when its capacity allows, else copied into a new array of at
+// least twice the old capacity and at least hint, but never above limit
+// (size itself must not be).
+func Grow(buf []byte, size, hint, limit uint64) []byte {
+	if size <= uint64(cap(buf)) {
+		return buf[:size]
+	}
+	c := min(max(size, 2*uint64(cap(buf)), hint), limit)
+	nb := make([]byte, size, c)
+	copy(nb, buf)
+	return nb
 }
 
 // Free implements experimental.LinearMemory. It returns the memory's bytes
