@@ -56,10 +56,9 @@ func TestInterruptionPointsChangeNothing(t *testing.T) {
 		t.Skip("slow (over a minute): runs every module twice; not with -short")
 	}
 	files := fixture.Modules(t)
-	// The shared cache: the rewritten modules other tests built are not
-	// built again. wazero keys its caches by the module's bytes alone, not
-	// by WithCloseOnContextDone, which changes the code; the two modes never
-	// build the same bytes (the rewrite changes every module that has code).
+	// The shared cache: the rewritten modules other tests build are built
+	// once. (wazero's cache key covers WithCloseOnContextDone, which changes
+	// the code, as well as the bytes: AssignModuleID.)
 	rt := warmRuntime(t, plugin.RuntimeOptions{})
 	compared := 0
 	for _, f := range files {
