@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -229,12 +230,8 @@ func TestPolicyAndScopesCompose(t *testing.T) {
 	url := serveScoped(t, srv, "alice 0123456789abcdef0123 conf\nbob fedcba9876543210fedc conf\ncarol 00112233445566778899\n", confScope, httpserve.Options{})
 	ctx := context.Background()
 	greet := func(token string) error {
-		cs, err := servertest.ClientWith(url, token)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
-		_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "x"}})
+		cs := mcptest.Connect(t, url, token)
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "x"}})
 		return err
 	}
 	if err := greet("0123456789abcdef0123"); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -48,16 +49,8 @@ func TestScopesGateCompletionByURI(t *testing.T) {
 			Argument: mcp.CompleteParamsArgument{Name: "id", Value: "1"}})
 		return err
 	}
-	full, err := servertest.ClientWith(url, "0123456789abcdef0123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer full.Close()
-	none, err := servertest.ClientWith(url, "fedcba9876543210fedc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer none.Close()
+	full := mcptest.Connect(t, url, "0123456789abcdef0123")
+	none := mcptest.Connect(t, url, "fedcba9876543210fedc")
 	for _, uri := range []string{"test://template/{id}/data", "test://template/1/data", "test://static-text"} {
 		if err := complete(full, uri); err != nil {
 			t.Errorf("%s with the scope: %v", uri, err)
@@ -133,11 +126,7 @@ func TestOverlappingTemplatesRouteConsistently(t *testing.T) {
 	srv, _ := newServer(t, false, loadSpec{name: "conformance"}, loadSpec{name: "overlap_template"})
 	url := serveScoped(t, srv, "c 0123456789abcdef0123 conf\n", map[string]string{"conformance": "conf", "overlap_template": "secret"},
 		httpserve.Options{Access: httpserve.AccessOptions{Rate: -1}})
-	cs, err := servertest.ClientWith(url, "0123456789abcdef0123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := mcptest.Connect(t, url, "0123456789abcdef0123")
 	for i := range 24 {
 		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "test://template/1/data"})
 		if err != nil {

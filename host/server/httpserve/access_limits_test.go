@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 	"github.com/mcpwasm/mcpwasm/internal/eventually"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -29,13 +30,13 @@ func TestHTTPSessionsPerPrincipal(t *testing.T) {
 		Access: httpserve.AccessOptions{Verifier: toks.Verify, PrincipalSessions: 2}}) + "/mcp"
 	var open []*mcp.ClientSession
 	for i := range 2 {
-		cs, err := servertest.ClientWith(url, "0123456789abcdef0123")
+		cs, err := mcptest.Dial(url, "0123456789abcdef0123")
 		if err != nil {
 			t.Fatalf("a's session %d: %v", i+1, err)
 		}
 		open = append(open, cs)
 	}
-	if cs, err := servertest.ClientWith(url, "0123456789abcdef0123"); err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
+	if cs, err := mcptest.Dial(url, "0123456789abcdef0123"); err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
 		if cs != nil {
 			cs.Close()
 		}
@@ -46,7 +47,7 @@ func TestHTTPSessionsPerPrincipal(t *testing.T) {
 	if resp, body := do(t, req); resp.StatusCode != 429 || !strings.Contains(body, "holds 2 sessions") {
 		t.Fatalf("a's third session, raw: %d %s, want 429 naming the limit", resp.StatusCode, body)
 	}
-	b, err := servertest.ClientWith(url, "fedcba9876543210fedc")
+	b, err := mcptest.Dial(url, "fedcba9876543210fedc")
 	if err != nil {
 		t.Fatalf("b, while a is at its limit: %v", err)
 	}
@@ -54,7 +55,7 @@ func TestHTTPSessionsPerPrincipal(t *testing.T) {
 	open[0].Close()
 	if !eventually.Within(30*time.Second, func() bool {
 		var cs *mcp.ClientSession
-		if cs, err = servertest.ClientWith(url, "0123456789abcdef0123"); err == nil {
+		if cs, err = mcptest.Dial(url, "0123456789abcdef0123"); err == nil {
 			cs.Close()
 		}
 		return err == nil

@@ -65,11 +65,7 @@ func TestHTTPOAuth(t *testing.T) {
 		RequiredScopes: []string{"mcp"}, Metadata: bearer.Metadata(mcpResource, iss.URL, []string{"mcp"})}})
 	url := base + "/mcp"
 
-	cs, err := servertest.ClientWith(url, iss.Sign(t, iss.Claims("alice", mcpResource, "mcp")))
-	if err != nil {
-		t.Fatalf("valid token: %v", err)
-	}
-	defer cs.Close()
+	cs := mcptest.Connect(t, url, iss.Sign(t, iss.Claims("alice", mcpResource, "mcp")))
 	if lt, err := cs.ListTools(context.Background(), nil); err != nil || len(lt.Tools) != 2 {
 		t.Fatalf("tools/list with a valid token: %+v, %v", lt, err)
 	}
@@ -98,7 +94,7 @@ func TestHTTPOAuth(t *testing.T) {
 				!strings.Contains(challenge, `error="invalid_token"`) || !strings.Contains(challenge, mdURL) {
 				t.Fatalf("status %d, WWW-Authenticate %q; want 401 with an invalid_token challenge naming the metadata", code, challenge)
 			}
-			if cs, err := servertest.ClientWith(url, tc.token); err == nil {
+			if cs, err := mcptest.Dial(url, tc.token); err == nil {
 				cs.Close()
 				t.Fatal("go-sdk's client connected")
 			}
@@ -178,26 +174,18 @@ func TestHTTPStaticTokensAndScopes(t *testing.T) {
 		}
 		return strings.Join(n, ",")
 	}
-	ops, err := servertest.ClientWith(url, "0123456789abcdef0123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ops.Close()
+	ops := mcptest.Connect(t, url, "0123456789abcdef0123")
 	if got := names(ops); got != "echo,nap" {
 		t.Fatalf("ops sees %q", got)
 	}
 	if res := servertest.Call(t, ops, "echo", map[string]any{"text": "x"}); res.IsError {
 		t.Fatalf("ops echo: %s", servertest.Text(res))
 	}
-	guest, err := servertest.ClientWith(url, "fedcba9876543210fedc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer guest.Close()
+	guest := mcptest.Connect(t, url, "fedcba9876543210fedc")
 	if got := names(guest); got != "nap" {
 		t.Fatalf("guest (no echo scope) sees %q, want only nap", got)
 	}
-	_, err = guest.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}})
+	_, err := guest.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}})
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != server.CodeForbidden || !strings.Contains(rpcErr.Message, `scope "echo"`) {
 		t.Fatalf("guest calling echo: %v, want error %d naming the scope", err, server.CodeForbidden)
@@ -307,22 +295,14 @@ func TestHTTPScopesGatePromptsAndResources(t *testing.T) {
 		l := mcptest.ListAll(t, cs)
 		return [4]int{len(l.Tools.Tools), len(l.Prompts.Prompts), len(l.Resources.Resources), len(l.Templates.ResourceTemplates)}
 	}
-	full, err := servertest.ClientWith(url, "0123456789abcdef0123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer full.Close()
+	full := mcptest.Connect(t, url, "0123456789abcdef0123")
 	if c := counts(full); c[0] == 0 || c[1] == 0 || c[2] == 0 || c[3] == 0 {
 		t.Fatalf("with the scope: tools, prompts, resources, templates = %v; want all non-zero", c)
 	}
 	if _, err := full.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_simple_prompt"}); err != nil {
 		t.Fatalf("prompt with the scope: %v", err)
 	}
-	none, err := servertest.ClientWith(url, "fedcba9876543210fedc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer none.Close()
+	none := mcptest.Connect(t, url, "fedcba9876543210fedc")
 	if c := counts(none); c != [4]int{} {
 		t.Fatalf("without the scope: %v, want nothing listed", c)
 	}
@@ -332,7 +312,7 @@ func TestHTTPScopesGatePromptsAndResources(t *testing.T) {
 			t.Errorf("%s without the scope: %v, want error %d", what, err, server.CodeForbidden)
 		}
 	}
-	_, err = none.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_simple_prompt"})
+	_, err := none.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_simple_prompt"})
 	forbidden("prompts/get", err)
 	_, err = none.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-text"})
 	forbidden("resources/read", err)

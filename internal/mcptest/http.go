@@ -1,0 +1,42 @@
+package mcptest
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Bearer is an http.RoundTripper that sends Token as a bearer token on
+// every request.
+type Bearer struct{ Token string }
+
+// RoundTrip is http.RoundTripper.
+func (b Bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.Token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Dial connects go-sdk's client to the Streamable HTTP endpoint url,
+// sending token, within 30 seconds.
+func Dial(url, token string) (*mcp.ClientSession, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	return mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
+		Endpoint: url, HTTPClient: &http.Client{Transport: Bearer{token}}}, nil)
+}
+
+// Connect is Dial in a test: it fails t if the client cannot connect and
+// closes the session when t ends.
+func Connect(t testing.TB, url, token string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := Dial(url, token)
+	if err != nil {
+		t.Fatalf("connecting to %s: %v", url, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
