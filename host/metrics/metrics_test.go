@@ -45,39 +45,31 @@ func TestMetricsPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name   string
-		labels map[string]string
-		want   float64
-	}{
-		{"mcpwasm_calls_total", map[string]string{"plugin": "p", "tool": "p_echo", "outcome": "ok", "method": "tools/call"}, 2},
-		{"mcpwasm_calls_total", map[string]string{"plugin": "p", "tool": "p_spin", "outcome": "timeout"}, 1},
-		{"mcpwasm_call_duration_seconds", map[string]string{"plugin": "p", "tool": "p_echo"}, 2},
-		{"mcpwasm_plugin_load_failures_total", map[string]string{"plugin": "broken"}, 1},
-		{"mcpwasm_denials_total", map[string]string{"kind": "rate_limit"}, 1},
-		{"mcpwasm_denials_total", map[string]string{"kind": "auth"}, 0},
-		{"mcpwasm_policy_decisions_total", map[string]string{"decision": "allow"}, 2},
-		{"mcpwasm_policy_decisions_total", map[string]string{"decision": "deny"}, 1},
-		{"mcpwasm_trust_events_total", map[string]string{"event": "hold"}, 1},
-		{"mcpwasm_trust_events_total", map[string]string{"event": "redaction"}, 3},
-		{"mcpwasm_trust_events_total", map[string]string{"event": "approval"}, 0},
-		{"mcpwasm_guest_memory_bytes", nil, 3 << 20},
-		{"mcpwasm_guest_memory_budget_bytes", nil, 1 << 30},
-		{"mcpwasm_calls_in_flight", nil, 4},
-		{"mcpwasm_calls_computing", nil, 1},
-		{"mcpwasm_calls_waiting", map[string]string{"for": "slot"}, 1},
-		{"mcpwasm_calls_waiting", map[string]string{"for": "budget"}, 2},
-		{"mcpwasm_calls_waiting", map[string]string{"for": "cpu"}, 3},
-		{"mcpwasm_sessions_open", nil, 7},
-		{"mcpwasm_plugins_loaded", nil, 2},
-		{"mcpwasm_trace_spans_exported_total", nil, 40},
-		{"mcpwasm_trace_spans_lost_total", map[string]string{"reason": "queue_full"}, 5},
-		{"mcpwasm_trace_spans_lost_total", map[string]string{"reason": "export_failed"}, 6},
-	} {
-		if got, ok := fams.Value(c.name, c.labels); !ok || got != c.want {
-			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
-		}
-	}
+	fams.Check(t, []metricstest.Want{
+		{Name: "mcpwasm_calls_total", Labels: map[string]string{"plugin": "p", "tool": "p_echo", "outcome": "ok", "method": "tools/call"}, Value: 2},
+		{Name: "mcpwasm_calls_total", Labels: map[string]string{"plugin": "p", "tool": "p_spin", "outcome": "timeout"}, Value: 1},
+		{Name: "mcpwasm_call_duration_seconds", Labels: map[string]string{"plugin": "p", "tool": "p_echo"}, Value: 2},
+		{Name: "mcpwasm_plugin_load_failures_total", Labels: map[string]string{"plugin": "broken"}, Value: 1},
+		{Name: "mcpwasm_denials_total", Labels: map[string]string{"kind": "rate_limit"}, Value: 1},
+		{Name: "mcpwasm_denials_total", Labels: map[string]string{"kind": "auth"}, Value: 0},
+		{Name: "mcpwasm_policy_decisions_total", Labels: map[string]string{"decision": "allow"}, Value: 2},
+		{Name: "mcpwasm_policy_decisions_total", Labels: map[string]string{"decision": "deny"}, Value: 1},
+		{Name: "mcpwasm_trust_events_total", Labels: map[string]string{"event": "hold"}, Value: 1},
+		{Name: "mcpwasm_trust_events_total", Labels: map[string]string{"event": "redaction"}, Value: 3},
+		{Name: "mcpwasm_trust_events_total", Labels: map[string]string{"event": "approval"}, Value: 0},
+		{Name: "mcpwasm_guest_memory_bytes", Value: 3 << 20},
+		{Name: "mcpwasm_guest_memory_budget_bytes", Value: 1 << 30},
+		{Name: "mcpwasm_calls_in_flight", Value: 4},
+		{Name: "mcpwasm_calls_computing", Value: 1},
+		{Name: "mcpwasm_calls_waiting", Labels: map[string]string{"for": "slot"}, Value: 1},
+		{Name: "mcpwasm_calls_waiting", Labels: map[string]string{"for": "budget"}, Value: 2},
+		{Name: "mcpwasm_calls_waiting", Labels: map[string]string{"for": "cpu"}, Value: 3},
+		{Name: "mcpwasm_sessions_open", Value: 7},
+		{Name: "mcpwasm_plugins_loaded", Value: 2},
+		{Name: "mcpwasm_trace_spans_exported_total", Value: 40},
+		{Name: "mcpwasm_trace_spans_lost_total", Labels: map[string]string{"reason": "queue_full"}, Value: 5},
+		{Name: "mcpwasm_trace_spans_lost_total", Labels: map[string]string{"reason": "export_failed"}, Value: 6},
+	}...)
 	// A call nothing served is not a series: its names came from the client.
 	if _, ok := fams.Value("mcpwasm_calls_total", map[string]string{"tool": "nobody_serves_this"}); ok {
 		t.Error("an unserved tool name became a label value")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"testing"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -66,4 +67,23 @@ next:
 		}
 	}
 	return 0, false
+}
+
+// Want is a sample a test expects: the family, labels the sample has (as
+// Value matches them) and its value.
+type Want struct {
+	Name   string
+	Labels map[string]string
+	Value  float64
+}
+
+// Check fails t (without stopping it) for every sample of want that is
+// missing or has another value.
+func (f Families) Check(t testing.TB, want ...Want) {
+	t.Helper()
+	for _, w := range want {
+		if got, ok := f.Value(w.Name, w.Labels); !ok || got != w.Value {
+			t.Errorf("%s%v = %v (present %v), want %v", w.Name, w.Labels, got, ok, w.Value)
+		}
+	}
 }
