@@ -24,10 +24,8 @@ import (
 // take every place (for the session idle timeout) from everyone else. A
 // place comes back when one of its sessions ends.
 func TestHTTPSessionsPerPrincipal(t *testing.T) {
-	toks := servertest.StaticTokens(t, "a 0123456789abcdef0123\nb fedcba9876543210fedc\n")
-	srv := servertest.Audited(t, &servertest.Events{})
-	url := servertest.ServeHTTP(t, srv, httpserve.Options{MaxSessions: 10,
-		Access: httpserve.AccessOptions{Verifier: toks.Verify, PrincipalSessions: 2}}) + "/mcp"
+	url, _ := edge(t, "a 0123456789abcdef0123\nb fedcba9876543210fedc\n", httpserve.Options{MaxSessions: 10,
+		Access: httpserve.AccessOptions{PrincipalSessions: 2}})
 	var open []*mcp.ClientSession
 	for i := range 2 {
 		cs, err := mcptest.Dial(url, "0123456789abcdef0123")
@@ -124,10 +122,8 @@ func TestHTTPRateSharedAcrossRoutes(t *testing.T) {
 // key an IPv6 client by its /64: a new address in the same /64 does not
 // get a fresh bucket. The audit log keeps the full address.
 func TestHTTPRateLimitIPv6Prefix(t *testing.T) {
-	rec := &servertest.Events{}
-	srv := servertest.Audited(t, rec)
 	lb := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1, TrustedProxies: lb}}) + "/mcp"
+	url, rec := edge(t, "", httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1, TrustedProxies: lb}})
 	post := func(xff string) int {
 		req := initRequest(t, url, "")
 		req.Header.Set("X-Forwarded-For", xff)
@@ -201,9 +197,7 @@ func TestLoopbackNotRateLimitedByDefault(t *testing.T) {
 // line on every guess.
 func TestAuthRefusalReasonClipped(t *testing.T) {
 	_, v := jwtIssuer(t)
-	rec := &servertest.Events{}
-	srv := servertest.Audited(t, rec)
-	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: v.Verify}}) + "/mcp"
+	url, rec := edge(t, "", httpserve.Options{Access: httpserve.AccessOptions{Verifier: v.Verify}})
 	enc := base64.RawURLEncoding.EncodeToString
 	kid := strings.Repeat("k", 40<<10)
 	token := enc([]byte(`{"alg":"RS256","typ":"JWT","kid":"`+kid+`"}`)) + "." + enc([]byte(`{"sub":"x"}`)) + "." + enc([]byte("sig"))
