@@ -21,6 +21,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/metrics/metricstest"
 	"github.com/mcpwasm/mcpwasm/internal/eventually"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -102,7 +103,7 @@ func TestOperate(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs := bearerClient(t, ctx, url, opsToken)
+	cs := mcptest.Connect(t, url, opsToken)
 	for range 2 {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"secret": "hunter2"},
 			Meta: mcp.Meta{"traceparent": traceParent}})
@@ -120,26 +121,18 @@ func TestOperate(t *testing.T) {
 		t.Fatalf("/metrics with a wrong token: %d", code)
 	}
 
-	fams, err := metricstest.Scrape(&http.Client{Transport: bearerTransport{opsToken}}, base+"/metrics")
+	fams, err := metricstest.Scrape(&http.Client{Transport: mcptest.Bearer{Token: opsToken}}, base+"/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name   string
-		labels map[string]string
-		want   float64
-	}{
-		{"mcpwasm_calls_total", map[string]string{"plugin": "echo", "method": "tools/call", "tool": "echo_echo", "outcome": "ok"}, 2},
-		{"mcpwasm_calls_total", map[string]string{"plugin": "spin", "tool": "spin_spin", "outcome": "timeout"}, 1},
-		{"mcpwasm_call_duration_seconds", map[string]string{"plugin": "echo", "tool": "echo_echo"}, 2},
-		{"mcpwasm_denials_total", map[string]string{"kind": "auth"}, 2}, // the two wrong /metrics requests... and none else
-		{"mcpwasm_plugins_loaded", nil, 2},
-		{"mcpwasm_sessions_open", nil, 1},
-	} {
-		if got, ok := fams.Value(c.name, c.labels); !ok || got != c.want {
-			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
-		}
-	}
+	fams.Check(t, []metricstest.Want{
+		{Name: "mcpwasm_calls_total", Labels: map[string]string{"plugin": "echo", "method": "tools/call", "tool": "echo_echo", "outcome": "ok"}, Value: 2},
+		{Name: "mcpwasm_calls_total", Labels: map[string]string{"plugin": "spin", "tool": "spin_spin", "outcome": "timeout"}, Value: 1},
+		{Name: "mcpwasm_call_duration_seconds", Labels: map[string]string{"plugin": "echo", "tool": "echo_echo"}, Value: 2},
+		{Name: "mcpwasm_denials_total", Labels: map[string]string{"kind": "auth"}, Value: 2}, // the two wrong /metrics requests... and none else
+		{Name: "mcpwasm_plugins_loaded", Value: 2},
+		{Name: "mcpwasm_sessions_open", Value: 1},
+	}...)
 	for _, m := range fams["mcpwasm_calls_total"].GetMetric() {
 		for _, l := range m.GetLabel() {
 			if strings.HasPrefix(l.GetValue(), "nope_") {
@@ -218,7 +211,7 @@ func TestOperateAdminListener(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs := bearerClient(t, ctx, url, opsToken)
+	cs := mcptest.Connect(t, url, opsToken)
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"secret": "hunter2"}}); err != nil {
 		t.Fatal(err)
 	}

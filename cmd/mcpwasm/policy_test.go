@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -113,7 +114,7 @@ func TestPolicyHTTPTwoTokens(t *testing.T) {
 	url := httpServe(t, "--config", cfg, "--audit-log", auditLog)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	client := func(token string) *mcp.ClientSession { return bearerClient(t, ctx, url, token) }
+	client := func(token string) *mcp.ClientSession { return mcptest.Connect(t, url, token) }
 	alice, bob := client("0123456789abcdef0123"), client("fedcba9876543210fedc")
 	other := filepath.Join(root, "other.txt")
 	if text, err := readFile(ctx, alice, other); err != nil || !strings.Contains(text, "elsewhere") {
