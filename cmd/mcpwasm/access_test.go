@@ -53,9 +53,7 @@ func TestServeStaticTokens(t *testing.T) {
 		t.Fatalf("echo with the token: %+v, %v", res, err)
 	}
 	for _, token := range []string{"", "0123456789abcdef0124"} {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
+		req, _ := mcptest.Post(ctx, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}

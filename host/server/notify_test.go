@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 	"github.com/mcpwasm/mcpwasm/internal/eventually"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -144,9 +145,7 @@ func TestHTTPRefusesForeignOrigin(t *testing.T) {
 	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{}))
 	defer hs.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
-	req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	req, _ := mcptest.Post(context.Background(), hs.URL, strings.NewReader(body))
 	req.Header.Set("Origin", "https://evil.example")
 	req.Header.Set("Sec-Fetch-Site", "cross-site")
 	resp, err := http.DefaultClient.Do(req)
@@ -164,9 +163,7 @@ func TestHTTPBodyLimit(t *testing.T) {
 	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{MaxBodyBytes: 1 << 10}))
 	defer hs.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"` + strings.Repeat("x", 4<<10) + `"}}`
-	req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	req, _ := mcptest.Post(context.Background(), hs.URL, strings.NewReader(body))
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

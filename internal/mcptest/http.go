@@ -2,6 +2,7 @@ package mcptest
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -39,4 +40,16 @@ func Connect(t testing.TB, url, token string) *mcp.ClientSession {
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
+}
+
+// Post is a POST of a JSON-RPC message to a Streamable HTTP endpoint as a
+// client sends it: Content-Type JSON, Accept JSON and an event stream.
+func Post(ctx context.Context, url string, body io.Reader) (*http.Request, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	return req, nil
 }
