@@ -19,16 +19,14 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/metrics/metricstest"
+	"github.com/mcpwasm/mcpwasm/host/tracing/tracingtest"
 	"github.com/mcpwasm/mcpwasm/internal/eventually"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const (
-	opsToken    = "0123456789abcdef0123"
-	traceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-)
+const opsToken = "0123456789abcdef0123"
 
 // opsConfig writes a config with a static token ("ci"), an audit log file
 // and spin's time limit, and returns it and the audit log's path.
@@ -106,7 +104,7 @@ func TestOperate(t *testing.T) {
 	cs := mcptest.Connect(t, url, opsToken)
 	for range 2 {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"secret": "hunter2"},
-			Meta: mcp.Meta{"traceparent": traceParent}})
+			Meta: mcp.Meta{"traceparent": tracingtest.ClientTP}})
 		if err != nil || res.IsError {
 			t.Fatalf("echo: %+v %v", res, err)
 		}
@@ -167,7 +165,7 @@ func TestOperate(t *testing.T) {
 			calls++
 			if ev["principal"] != "ci" || ev["plugin"] != "echo" || ev["sha256"] != hex.EncodeToString(digest[:]) ||
 				ev["outcome"] != "ok" || ev["session"] == "" || ev["input_bytes"] == nil || ev["output_bytes"] == nil ||
-				ev["duration_ms"] == nil || ev["traceparent"] != traceParent || ev["time"] == nil {
+				ev["duration_ms"] == nil || ev["traceparent"] != tracingtest.ClientTP || ev["time"] == nil {
 				t.Errorf("call event lacks a field: %s", line)
 			}
 		case "denial":
@@ -180,7 +178,7 @@ func TestOperate(t *testing.T) {
 	if calls != 2 || denials == 0 {
 		t.Fatalf("audit log: %d echo calls, %d denials, want 2 and some:\n%s", calls, denials, data)
 	}
-	if !regexp.MustCompile(`msg=call .*traceparent=` + traceParent).MatchString(stderr.String()) {
+	if !regexp.MustCompile(`msg=call .*traceparent=` + tracingtest.ClientTP).MatchString(stderr.String()) {
 		t.Errorf("no call log line with the traceparent:\n%s", stderr.String())
 	}
 }
