@@ -53,11 +53,7 @@ func get(t *testing.T, url, token string) (int, string) {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := mcptest.Do(t, req)
 	var b strings.Builder
 	bufio.NewReader(resp.Body).WriteTo(&b)
 	return resp.StatusCode, b.String()

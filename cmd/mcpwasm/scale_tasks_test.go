@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -29,11 +28,7 @@ func taskCall(t *testing.T, url, method, name string, params map[string]any) (ma
 	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 	req.Header.Set("Mcp-Method", method)
 	req.Header.Set("Mcp-Name", name)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := mcptest.Do(t, req)
 	raw := mcptest.Body(resp.Body)
 	var out struct {
 		Result map[string]any `json:"result"`

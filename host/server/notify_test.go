@@ -148,10 +148,7 @@ func TestHTTPRefusesForeignOrigin(t *testing.T) {
 	req, _ := mcptest.Post(context.Background(), hs.URL, strings.NewReader(body))
 	req.Header.Set("Origin", "https://evil.example")
 	req.Header.Set("Sec-Fetch-Site", "cross-site")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := mcptest.Do(t, req)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Fatalf("foreign origin: status %d, want 403", resp.StatusCode)
@@ -164,10 +161,7 @@ func TestHTTPBodyLimit(t *testing.T) {
 	defer hs.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"` + strings.Repeat("x", 4<<10) + `"}}`
 	req, _ := mcptest.Post(context.Background(), hs.URL, strings.NewReader(body))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := mcptest.Do(t, req)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestEntityTooLarge {
 		t.Fatalf("oversized body: status %d, want 413", resp.StatusCode)

@@ -53,3 +53,15 @@ func Post(ctx context.Context, url string, body io.Reader) (*http.Request, error
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	return req, nil
 }
+
+// Do sends req with http.DefaultClient, failing t when no answer comes; the
+// answer's body is closed when t ends if the caller has not closed it.
+func Do(t testing.TB, req *http.Request) *http.Response {
+	t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
