@@ -17,6 +17,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/testissuer"
 
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,27 +37,6 @@ func TestServeRefusesPublicBindWithoutAuth(t *testing.T) {
 	}
 }
 
-type bearerTransport struct{ token string }
-
-func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-// bearerClient connects go-sdk's client to a Streamable HTTP url with a
-// bearer token; the session closes when the test ends.
-func bearerClient(t *testing.T, ctx context.Context, url, token string) *mcp.ClientSession {
-	t.Helper()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{token}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
 // The real binary with [server.auth] tokens_file: go-sdk's client with the
 // token calls a tool; without it, or with a wrong one, 401 with a Bearer
 // challenge; a bad tokens file stops serve with its line.
@@ -67,27 +47,17 @@ func TestServeStaticTokens(t *testing.T) {
 	url := httpServe(t, "--config", cfg, fixture.Path(t, "echo"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{"0123456789abcdef0123"}}}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := mcptest.Connect(t, url, "0123456789abcdef0123")
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"text": "hi"}})
 	if err != nil || res.IsError {
 		t.Fatalf("echo with the token: %+v, %v", res, err)
 	}
 	for _, token := range []string{"", "0123456789abcdef0124"} {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
+		req, _ := mcptest.Post(ctx, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
+		resp := mcptest.Do(t, req)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusUnauthorized || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
 			t.Fatalf("token %q: %d %q, want 401 with a Bearer challenge", token, resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
@@ -120,7 +90,7 @@ echo_echo = "echo"
 	url := httpServe(t, "--config", cfg, fixture.Path(t, "echo"))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	connect := func(token string) *mcp.ClientSession { return bearerClient(t, ctx, url, token) }
+	connect := func(token string) *mcp.ClientSession { return mcptest.Connect(t, url, token) }
 	cs := connect(iss.Sign(t, iss.Claims("alice", resource, "echo")))
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"text": "hi"}})
 	if err != nil || res.IsError {
@@ -134,10 +104,7 @@ echo_echo = "echo"
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+iss.Sign(t, iss.Claims("alice", "https://other.example/mcp", "echo")))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := mcptest.Do(t, req)
 	resp.Body.Close()
 	if ch := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != 401 ||
 		!strings.Contains(ch, `resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp"`) {
@@ -192,18 +159,14 @@ func TestServeOAuthIssuerDownAtStart(t *testing.T) {
 	defer cancel()
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := mcptest.Do(t, req)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("no token, issuer down: %d, want 401", resp.StatusCode)
 	}
 
 	up.Store(true)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: url, HTTPClient: &http.Client{Transport: bearerTransport{iss.Sign(t, iss.Claims("alice", resource, ""))}}}, nil)
+	cs, err := mcptest.Dial(url, iss.Sign(t, iss.Claims("alice", resource, "")))
 	if err != nil {
 		t.Fatalf("a valid token once the issuer is up: %v\n%s", err, log)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 )
 
 // documentedCode reports whether code is one JSON-RPC 2.0 or MCP defines,
@@ -180,9 +182,7 @@ func stdioCodes(t *testing.T, conf string) {
 // JSON-RPC replies in the answer (a JSON body or server-sent events).
 func post(t *testing.T, url, body string, headers map[string]string) (int, http.Header, []codeReply) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	req, _ := mcptest.Post(context.Background(), url, strings.NewReader(body))
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}

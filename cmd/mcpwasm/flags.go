@@ -60,6 +60,23 @@ func loadConfig(path string) (*config.Config, error) {
 	return config.Load(path)
 }
 
+// configOrArgs loads the --config file of a command that works on a config,
+// plugin arguments or both (trust, validate). With neither it prints
+// "mcpwasm CMD: nothing" and returns exit code 2; a config that does not
+// load is printed and returns 1; else it returns the config and 0.
+func configOrArgs(cmd, nothing, cfgPath string, pos []string, stderr io.Writer) (*config.Config, int) {
+	if cfgPath == "" && len(pos) == 0 {
+		fmt.Fprintf(stderr, "mcpwasm %s: %s\n", cmd, nothing)
+		return nil, 2
+	}
+	cfg, err := loadConfig(cfgPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "mcpwasm %s: %v\n", cmd, err)
+		return nil, 1
+	}
+	return cfg, 0
+}
+
 type stringList []string
 
 func (s *stringList) String() string     { return fmt.Sprint(*s) }

@@ -168,3 +168,18 @@ func TestConfigKeyAndFlagAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigOrArgs: trust and validate need a config or plugin arguments;
+// with neither they say there is nothing to do (exit 2), and a config that
+// does not load is named with the command (exit 1).
+func TestConfigOrArgs(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.toml")
+	for _, cmd := range []string{"trust", "validate"} {
+		if _, errs, code := runCLI(t, cmd, "--cache-dir", "off"); code != 2 || !strings.HasPrefix(errs, "mcpwasm "+cmd+": nothing to ") {
+			t.Errorf("%s with nothing: code %d, stderr %q; want 2 and nothing to do", cmd, code, errs)
+		}
+		if _, errs, code := runCLI(t, cmd, "--cache-dir", "off", "--config", missing); code != 1 || !strings.HasPrefix(errs, "mcpwasm "+cmd+": ") || !strings.Contains(errs, "missing.toml") {
+			t.Errorf("%s --config missing: code %d, stderr %q; want 1 and the file", cmd, code, errs)
+		}
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/internal/eventually"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 )
 
 // httpServe starts the real binary serving HTTP on a free loopback port
@@ -82,11 +83,7 @@ func TestHTTPServeBounds(t *testing.T) {
 		if session != "" {
 			req.Header.Set("Mcp-Session-Id", session)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { resp.Body.Close() })
+		resp := mcptest.Do(t, req)
 		return resp
 	}
 	first := send(http.MethodPost, "mcp.example.com", "", "")

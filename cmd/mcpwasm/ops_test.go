@@ -19,15 +19,14 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/metrics/metricstest"
+	"github.com/mcpwasm/mcpwasm/host/tracing/tracingtest"
 	"github.com/mcpwasm/mcpwasm/internal/eventually"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const (
-	opsToken    = "0123456789abcdef0123"
-	traceParent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
-)
+const opsToken = "0123456789abcdef0123"
 
 // opsConfig writes a config with a static token ("ci"), an audit log file
 // and spin's time limit, and returns it and the audit log's path.
@@ -54,11 +53,7 @@ func get(t *testing.T, url, token string) (int, string) {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := mcptest.Do(t, req)
 	var b strings.Builder
 	bufio.NewReader(resp.Body).WriteTo(&b)
 	return resp.StatusCode, b.String()
@@ -102,10 +97,10 @@ func TestOperate(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs := bearerClient(t, ctx, url, opsToken)
+	cs := mcptest.Connect(t, url, opsToken)
 	for range 2 {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"secret": "hunter2"},
-			Meta: mcp.Meta{"traceparent": traceParent}})
+			Meta: mcp.Meta{"traceparent": tracingtest.ClientTP}})
 		if err != nil || res.IsError {
 			t.Fatalf("echo: %+v %v", res, err)
 		}
@@ -120,26 +115,18 @@ func TestOperate(t *testing.T) {
 		t.Fatalf("/metrics with a wrong token: %d", code)
 	}
 
-	fams, err := metricstest.Scrape(&http.Client{Transport: bearerTransport{opsToken}}, base+"/metrics")
+	fams, err := metricstest.Scrape(&http.Client{Transport: mcptest.Bearer{Token: opsToken}}, base+"/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name   string
-		labels map[string]string
-		want   float64
-	}{
-		{"mcpwasm_calls_total", map[string]string{"plugin": "echo", "method": "tools/call", "tool": "echo_echo", "outcome": "ok"}, 2},
-		{"mcpwasm_calls_total", map[string]string{"plugin": "spin", "tool": "spin_spin", "outcome": "timeout"}, 1},
-		{"mcpwasm_call_duration_seconds", map[string]string{"plugin": "echo", "tool": "echo_echo"}, 2},
-		{"mcpwasm_denials_total", map[string]string{"kind": "auth"}, 2}, // the two wrong /metrics requests... and none else
-		{"mcpwasm_plugins_loaded", nil, 2},
-		{"mcpwasm_sessions_open", nil, 1},
-	} {
-		if got, ok := fams.Value(c.name, c.labels); !ok || got != c.want {
-			t.Errorf("%s%v = %v (present %v), want %v", c.name, c.labels, got, ok, c.want)
-		}
-	}
+	fams.Check(t, []metricstest.Want{
+		{Name: "mcpwasm_calls_total", Labels: map[string]string{"plugin": "echo", "method": "tools/call", "tool": "echo_echo", "outcome": "ok"}, Value: 2},
+		{Name: "mcpwasm_calls_total", Labels: map[string]string{"plugin": "spin", "tool": "spin_spin", "outcome": "timeout"}, Value: 1},
+		{Name: "mcpwasm_call_duration_seconds", Labels: map[string]string{"plugin": "echo", "tool": "echo_echo"}, Value: 2},
+		{Name: "mcpwasm_denials_total", Labels: map[string]string{"kind": "auth"}, Value: 2}, // the two wrong /metrics requests... and none else
+		{Name: "mcpwasm_plugins_loaded", Value: 2},
+		{Name: "mcpwasm_sessions_open", Value: 1},
+	}...)
 	for _, m := range fams["mcpwasm_calls_total"].GetMetric() {
 		for _, l := range m.GetLabel() {
 			if strings.HasPrefix(l.GetValue(), "nope_") {
@@ -174,7 +161,7 @@ func TestOperate(t *testing.T) {
 			calls++
 			if ev["principal"] != "ci" || ev["plugin"] != "echo" || ev["sha256"] != hex.EncodeToString(digest[:]) ||
 				ev["outcome"] != "ok" || ev["session"] == "" || ev["input_bytes"] == nil || ev["output_bytes"] == nil ||
-				ev["duration_ms"] == nil || ev["traceparent"] != traceParent || ev["time"] == nil {
+				ev["duration_ms"] == nil || ev["traceparent"] != tracingtest.ClientTP || ev["time"] == nil {
 				t.Errorf("call event lacks a field: %s", line)
 			}
 		case "denial":
@@ -187,7 +174,7 @@ func TestOperate(t *testing.T) {
 	if calls != 2 || denials == 0 {
 		t.Fatalf("audit log: %d echo calls, %d denials, want 2 and some:\n%s", calls, denials, data)
 	}
-	if !regexp.MustCompile(`msg=call .*traceparent=` + traceParent).MatchString(stderr.String()) {
+	if !regexp.MustCompile(`msg=call .*traceparent=` + tracingtest.ClientTP).MatchString(stderr.String()) {
 		t.Errorf("no call log line with the traceparent:\n%s", stderr.String())
 	}
 }
@@ -218,7 +205,7 @@ func TestOperateAdminListener(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs := bearerClient(t, ctx, url, opsToken)
+	cs := mcptest.Connect(t, url, opsToken)
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"secret": "hunter2"}}); err != nil {
 		t.Fatal(err)
 	}

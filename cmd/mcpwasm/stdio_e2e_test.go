@@ -1,17 +1,17 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 )
 
 // strayHelperEnv makes this test binary act as `mcpwasm serve` with a
@@ -46,21 +46,20 @@ func sameFile(a, b int) bool {
 }
 
 // stdioServer is a server process spoken to line by line, as a client that
-// makes mistakes would.
+// makes mistakes would: an mcptest.LinePeer on its stdin and stdout, its
+// stderr shown with every failure.
 type stdioServer struct {
-	t      *testing.T
+	*mcptest.LinePeer
 	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	lines  chan string
 	stderr *syncBuffer
 }
 
 func startStdioServer(t *testing.T, cmd *exec.Cmd) *stdioServer {
 	t.Helper()
-	s := &stdioServer{t: t, cmd: cmd, lines: make(chan string, 4096), stderr: &syncBuffer{}}
+	s := &stdioServer{cmd: cmd, stderr: &syncBuffer{}}
 	cmd.Stderr = s.stderr
-	var err error
-	if s.stdin, err = cmd.StdinPipe(); err != nil {
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
 		t.Fatal(err)
 	}
 	out, err := cmd.StdoutPipe()
@@ -70,75 +69,10 @@ func startStdioServer(t *testing.T, cmd *exec.Cmd) *stdioServer {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			s.lines <- sc.Text()
-		}
-		close(s.lines)
-	}()
+	s.LinePeer = mcptest.NewLinePeer(t, stdin, out)
+	s.Log = s.stderr
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	return s
-}
-
-func (s *stdioServer) send(line string) {
-	s.t.Helper()
-	if _, err := io.WriteString(s.stdin, line+"\n"); err != nil {
-		s.t.Fatalf("writing %.80q: %v\nstderr:\n%s", line, err, s.stderr)
-	}
-}
-
-type rpcReply struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
-
-// next returns the next reply, skipping notifications; every line must be
-// JSON-RPC.
-func (s *stdioServer) next() (rpcReply, string) {
-	s.t.Helper()
-	timeout := time.After(60 * time.Second)
-	for {
-		select {
-		case line, ok := <-s.lines:
-			if !ok {
-				s.t.Fatalf("the server closed stdout\nstderr:\n%s", s.stderr)
-			}
-			var r rpcReply
-			if err := json.Unmarshal([]byte(line), &r); err != nil {
-				s.t.Fatalf("not JSON-RPC on stdout: %.200q\nstderr:\n%s", line, s.stderr)
-			}
-			if r.ID == nil && r.Method != "" {
-				continue
-			}
-			return r, line
-		case <-timeout:
-			s.t.Fatalf("no reply within 60s\nstderr:\n%s", s.stderr)
-		}
-	}
-}
-
-func (s *stdioServer) initialize() {
-	s.t.Helper()
-	s.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
-	if r, line := s.next(); string(r.ID) != "0" || r.Error != nil {
-		s.t.Fatalf("initialize: %s", line)
-	}
-	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-}
-
-func (s *stdioServer) ping(id int) {
-	s.t.Helper()
-	s.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping"}`, id))
-	if r, line := s.next(); string(r.ID) != fmt.Sprint(id) || r.Error != nil {
-		s.t.Fatalf("ping %d: %s", id, line)
-	}
 }
 
 // TestStdioMalformedLinesE2E: through the real binary, each line that ended
@@ -146,7 +80,7 @@ func (s *stdioServer) ping(id int) {
 // server keeps serving; ids come back as sent; it exits 0 at EOF.
 func TestStdioMalformedLinesE2E(t *testing.T) {
 	s := startStdioServer(t, exec.Command(binary, "serve", "--cache-dir", t.TempDir()))
-	s.initialize()
+	s.Initialize("2025-06-18")
 	big := `{"jsonrpc":"2.0","id":99,"method":"ping","params":{"pad":"` + strings.Repeat("x", 16<<20) + `"}}`
 	cases := []struct{ line, id string }{
 		{`not json`, "null"},
@@ -161,20 +95,20 @@ func TestStdioMalformedLinesE2E(t *testing.T) {
 		{big, "null"},
 	}
 	for i, c := range cases {
-		s.send(c.line)
-		r, line := s.next()
+		s.Send(c.line)
+		r, line := s.Next()
 		if r.Error == nil || (r.Error.Code != -32700 && r.Error.Code != -32600) || string(r.ID) != c.id {
 			t.Fatalf("%.60q: want -32700/-32600 with id %s, got %.300s", c.line, c.id, line)
 		}
-		s.ping(100 + i)
+		s.Ping(100 + i)
 	}
 	for _, id := range []string{`1.5`, `123456789012345678901234567890`} {
-		s.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
-		if r, line := s.next(); string(r.ID) != id || r.Error != nil {
+		s.Send(`{"jsonrpc":"2.0","id":` + id + `,"method":"ping"}`)
+		if r, line := s.Next(); string(r.ID) != id || r.Error != nil {
 			t.Fatalf("id %s: got %s", id, line)
 		}
 	}
-	s.stdin.Close()
+	s.In.Close()
 	if err := s.cmd.Wait(); err != nil {
 		t.Fatalf("exit: %v\nstderr:\n%s", err, s.stderr)
 	}
@@ -199,7 +133,7 @@ func TestStdioEOFAnswersInFlight(t *testing.T) {
 		}
 		var answered bool
 		for line := range strings.SplitSeq(strings.TrimSpace(out.String()), "\n") {
-			var r rpcReply
+			var r mcptest.Reply
 			if err := json.Unmarshal([]byte(line), &r); err != nil {
 				t.Fatalf("run %d: not JSON-RPC on stdout: %q", i, line)
 			}
@@ -225,16 +159,16 @@ func TestStdoutIsPrivate(t *testing.T) {
 	cmd := exec.Command(os.Args[0], "serve", "--cache-dir", t.TempDir())
 	cmd.Env = append(os.Environ(), strayHelperEnv+"=1")
 	s := startStdioServer(t, cmd)
-	s.initialize()
+	s.Initialize("2025-06-18")
 	for i := 1; !strings.Contains(s.stderr.String(), strayLine); i++ {
 		if i > 2000 {
 			t.Fatalf("the helper never printed\nstderr:\n%s", s.stderr)
 		}
-		s.ping(i) // fails on a stray line on stdout
+		s.Ping(i) // fails on a stray line on stdout
 		time.Sleep(5 * time.Millisecond)
 	}
 	for i := range 20 { // more lines are printed meanwhile
-		s.ping(10_000 + i)
+		s.Ping(10_000 + i)
 		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 )
 
 // outsideTemplates are requests with client strings at S, as an outside
@@ -75,11 +77,11 @@ func TestStdioOutsideFuzzE2E(t *testing.T) {
 	for _, seed := range []uint64{1, 2} {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			s := startStdioServer(t, exec.Command("nice", binary, "serve", "--cache-dir", t.TempDir()))
-			s.initialize()
+			s.Initialize("2025-06-18")
 			done := make(chan string, 1)
 			go func() { // the server must never block on a reader that lags
-				for line := range s.lines {
-					var r rpcReply
+				for line := range s.Lines {
+					var r mcptest.Reply
 					if err := json.Unmarshal([]byte(line), &r); err != nil {
 						done <- fmt.Sprintf("not JSON on stdout: %.200q", line)
 						return
@@ -101,9 +103,9 @@ func TestStdioOutsideFuzzE2E(t *testing.T) {
 				if r.IntN(20) == 0 { // and some that are not JSON at all
 					line = line[:r.IntN(len(line))]
 				}
-				s.send(line)
+				s.Send(line)
 			}
-			s.send(`{"jsonrpc":"2.0","id":"fuzz-end","method":"ping"}`)
+			s.Send(`{"jsonrpc":"2.0","id":"fuzz-end","method":"ping"}`)
 			select {
 			case msg := <-done:
 				if msg != "" {
@@ -112,9 +114,9 @@ func TestStdioOutsideFuzzE2E(t *testing.T) {
 			case <-time.After(5 * time.Minute):
 				t.Fatalf("no answer to the final ping within 5 minutes\nstderr:\n%.4000s", s.stderr)
 			}
-			s.stdin.Close()
+			s.In.Close()
 			go func() {
-				for range s.lines {
+				for range s.Lines {
 				}
 			}()
 			if err := s.cmd.Wait(); err != nil {

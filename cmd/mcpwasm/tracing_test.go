@@ -18,8 +18,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-const e2eTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
-
 // tracedStdio starts the real binary over stdio, tracing to c, and calls
 // echo_echo once with a traceparent. The batch delay is an hour: spans can
 // only reach c through the flush at exit.
@@ -32,7 +30,7 @@ func tracedStdio(t *testing.T, c *tracingtest.Collector, env []string, args ...s
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo_echo", Arguments: map[string]any{"a": 1},
-		Meta: mcp.Meta{"traceparent": "00-" + e2eTrace + "-00f067aa0ba902b7-01"}})
+		Meta: mcp.Meta{"traceparent": tracingtest.ClientTP}})
 	if err != nil || res.IsError {
 		t.Fatalf("echo: %v %v\nstderr:\n%s", res, err, stderr)
 	}
@@ -48,7 +46,7 @@ func tracedStdio(t *testing.T, c *tracingtest.Collector, env []string, args ...s
 func checkTrace(t *testing.T, c *tracingtest.Collector, service string, stderr *bytes.Buffer) {
 	t.Helper()
 	req, ok := c.WaitFor(10*time.Second, func(s tracingtest.Span) bool {
-		return s.TraceID == e2eTrace && s.Name == "tools/call echo_echo"
+		return s.TraceID == tracingtest.ClientTrace && s.Name == "tools/call echo_echo"
 	})
 	if !ok {
 		t.Fatalf("no tools/call echo_echo span in the client's trace; got %+v\nstderr:\n%s", c.Spans(), stderr)

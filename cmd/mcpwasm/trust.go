@@ -27,13 +27,9 @@ func cmdTrust(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	if *cfgPath == "" && len(pos) == 0 {
-		fmt.Fprintln(stderr, "mcpwasm trust: nothing to approve: give --config FILE, plugin files or folders (what serve takes)")
-		return 2
-	}
-	if o.Config, err = loadConfig(*cfgPath); err != nil {
-		fmt.Fprintln(stderr, "mcpwasm trust:", err)
-		return 1
+	var code int
+	if o.Config, code = configOrArgs("trust", "nothing to approve: give --config FILE, plugin files or folders (what serve takes)", *cfgPath, pos, stderr); code != 0 {
+		return code
 	}
 	o.Args, o.ConfigPath, o.Limits, o.Remote = pos, *cfgPath, lf.limits(), lf.options()
 	return lifecycle.Trust(o, stdout, stderr)

@@ -29,17 +29,13 @@ func cmdValidate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	if *cfgPath == "" && len(pos) == 0 {
-		fmt.Fprintln(stderr, "mcpwasm validate: nothing to check: give --config FILE, plugin files or folders")
-		return 2
-	}
 	if o.LoadTimeout <= 0 {
 		fmt.Fprintf(stderr, "mcpwasm validate: --load-timeout %s: must be positive\n", o.LoadTimeout)
 		return 2
 	}
-	if o.Config, err = loadConfig(*cfgPath); err != nil {
-		fmt.Fprintln(stderr, "mcpwasm validate:", err)
-		return 1
+	var code int
+	if o.Config, code = configOrArgs("validate", "nothing to check: give --config FILE, plugin files or folders", *cfgPath, pos, stderr); code != 0 {
+		return code
 	}
 	o.Args, o.Limits, o.Remote, o.Ops, o.Roots, o.ConfigPath = pos, lf.limits(), lf.options(), of.o, roots, *cfgPath
 	return lifecycle.Validate(o, stdout, stderr)

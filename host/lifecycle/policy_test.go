@@ -41,9 +41,7 @@ func TestReloadPolicyKeepsSetInForce(t *testing.T) {
 	if calls != 1 || set.Len() != 2 {
 		t.Fatalf("broken set replaced the one in force: %d calls", calls)
 	}
-	if h.logLine("policies not reloaded", "p.cedar:2:") == "" {
-		t.Fatalf("no log naming the file and line:\n%s", h.logs)
-	}
+	h.wantLog("policies not reloaded", "p.cedar:2:")
 	write("mcpwasm.toml", "[[plugin]]\npath = \""+fixture.Path(t, "echo")+"\"\n")
 	h.r.reloadConfig(context.Background(), "test")
 	if calls != 2 || set != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cedar-policy/cedar-go/types"
 	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/host/policy"
 	"github.com/mcpwasm/mcpwasm/host/policy/entity"
@@ -91,15 +92,9 @@ func PolicyTest(o PolicyTestOptions, stdout, stderr io.Writer) int {
 		return fail(2, err)
 	}
 	req.Target = target
-	switch {
-	case o.Complete:
+	_, _, req.Action = o.kind()
+	if o.Complete {
 		req.Action = policy.Complete
-	case o.Tool != "":
-		req.Action = policy.CallTool
-	case o.Prompt != "":
-		req.Action = policy.GetPrompt
-	default:
-		req.Action = policy.ReadResource
 	}
 	if o.Prompt != "" && !o.Complete && o.Arguments != "" {
 		var m map[string]string
@@ -171,19 +166,13 @@ func (o PolicyTestOptions) target() (policy.Target, error) {
 	if o.Plugin == "" {
 		return t, errors.New("--plugin is required when no plugin is loaded")
 	}
-	t = policy.Target{Name: o.name(), Declared: o.name(), Annotations: policy.DefaultAnnotations,
+	t = policy.Target{Annotations: policy.DefaultAnnotations,
 		Plugin: policy.Plugin{Name: o.Plugin, Signature: o.Signature}}
 	if t.Plugin.Signature == "" {
 		t.Plugin.Signature = "unsigned"
 	}
-	switch {
-	case o.Tool != "":
-		t.Type = policy.TypeTool
-	case o.Prompt != "":
-		t.Type = policy.TypePrompt
-	default:
-		t.Type = policy.TypeResource
-	}
+	t.Name, t.Type, _ = o.kind()
+	t.Declared = t.Name
 	if o.Annotations != "" {
 		var a struct {
 			ReadOnly    bool  `json:"readOnlyHint"`
@@ -199,14 +188,22 @@ func (o PolicyTestOptions) target() (policy.Target, error) {
 	return t, nil
 }
 
-func (o PolicyTestOptions) name() string {
+// kind is what the request names, the one place --tool, --prompt and
+// --resource are told apart: the name, its entity type, and the action a
+// call, get or read is (--complete makes it a completion).
+func (o PolicyTestOptions) kind() (string, types.EntityType, policy.Action) {
 	switch {
 	case o.Tool != "":
-		return o.Tool
+		return o.Tool, policy.TypeTool, policy.CallTool
 	case o.Prompt != "":
-		return o.Prompt
+		return o.Prompt, policy.TypePrompt, policy.GetPrompt
 	}
-	return o.Resource
+	return o.Resource, policy.TypeResource, policy.ReadResource
+}
+
+func (o PolicyTestOptions) name() string {
+	name, _, _ := o.kind()
+	return name
 }
 
 // load loads the plugins as validate does, serving nothing.

@@ -152,6 +152,23 @@ func (h *harness) waitChanged() {
 	}
 }
 
+// wantLog fails the test unless a log line holds every one of parts.
+func (h *harness) wantLog(parts ...string) {
+	h.t.Helper()
+	if h.logLine(parts...) == "" {
+		h.t.Fatalf("no log line with %q:\n%s", parts, h.logs)
+	}
+}
+
+// rescanned tells the reloader paths changed, waits for the client to be
+// told the tools changed, and checks tools/list as wantTools does.
+func (h *harness) rescanned(when, want string, paths ...string) {
+	h.t.Helper()
+	h.rescan(paths...)
+	h.waitChanged()
+	h.wantTools(when, want)
+}
+
 // logLine returns the first log line holding every one of parts, or "".
 func (h *harness) logLine(parts ...string) string {
 	for _, line := range strings.Split(h.logs.String(), "\n") {
@@ -188,25 +205,17 @@ func TestReloadFolder(t *testing.T) {
 	constant := filepath.Join(dir, "constant.wasm")
 	fixture.Copy(t, "constant", constant)
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a plugin"), 0o644)
-	h.rescan(constant, filepath.Join(dir, "notes.txt"))
-	h.waitChanged()
-	h.wantTools("after the drop", "constant_a,constant_b,echo_echo")
+	h.rescanned("after the drop", "constant_a,constant_b,echo_echo", constant, filepath.Join(dir, "notes.txt"))
 	if _, out := h.call("constant_a"); !strings.Contains(out, `"constant"`) {
 		t.Fatalf("constant_a after the drop: %s", out)
 	}
-	if h.logLine("plugin added", constant) == "" {
-		t.Fatalf("no 'plugin added' line:\n%s", h.logs)
-	}
+	h.wantLog("plugin added", constant)
 
 	if err := os.Remove(constant); err != nil {
 		t.Fatal(err)
 	}
-	h.rescan(constant)
-	h.waitChanged()
-	h.wantTools("after the removal", "echo_echo")
-	if h.logLine("plugin removed", constant) == "" {
-		t.Fatalf("no 'plugin removed' line:\n%s", h.logs)
-	}
+	h.rescanned("after the removal", "echo_echo", constant)
+	h.wantLog("plugin removed", constant)
 	if res, out := h.call("echo_echo"); res.IsError {
 		t.Fatalf("echo after the removal: %s", out)
 	}
@@ -253,12 +262,8 @@ func TestReloadCorruptKeepsOld(t *testing.T) {
 	if err := os.WriteFile(path, good, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h.rescan(path)
-	h.waitChanged()
-	h.wantTools("after the good copy", "tool_a,tool_b")
-	if h.logLine("plugin reloaded", path) == "" {
-		t.Fatalf("no 'plugin reloaded' line:\n%s", h.logs)
-	}
+	h.rescanned("after the good copy", "tool_a,tool_b", path)
+	h.wantLog("plugin reloaded", path)
 	if ps := h.c.reg.Plugins(); len(ps) != 1 || ps[0] == old {
 		t.Fatalf("the registry holds %d plugins, the old one still: %v", len(ps), len(ps) == 1 && ps[0] == old)
 	}
@@ -303,9 +308,7 @@ func TestRefreshNeverHidesATool(t *testing.T) {
 	if n := missing.Load(); n > 0 {
 		t.Fatalf("%d of %d tools/list answers missed the tool during refreshes", n, lists.Load())
 	}
-	if h.logLine("plugin lists refreshed") == "" {
-		t.Fatalf("no refresh happened:\n%s", h.logs)
-	}
+	h.wantLog("plugin lists refreshed")
 }
 
 // TestReloadConfig: reloading a config that does not parse keeps the old
@@ -340,9 +343,8 @@ func TestReloadConfig(t *testing.T) {
 	h.r.reloadConfig(context.Background(), "SIGHUP")
 	h.waitChanged()
 	h.wantTools("after the new config", "two_echo")
-	if h.logLine("config reloaded", "SIGHUP") == "" || h.logLine("takes effect at the next start", "[server] name") == "" {
-		t.Fatalf("no 'config reloaded' or restart-needed line:\n%s", h.logs)
-	}
+	h.wantLog("config reloaded", "SIGHUP")
+	h.wantLog("takes effect at the next start", "[server] name")
 	if res, out := h.call("two_echo"); res.IsError {
 		t.Fatalf("two_echo: %s", out)
 	}

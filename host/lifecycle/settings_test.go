@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,9 +65,7 @@ func TestRestartOnlyComparedWithRunning(t *testing.T) {
 		t.Helper()
 		write(name, plugin)
 		h.r.reloadConfig(context.Background(), "SIGHUP")
-		if h.logLine("config reloaded") == "" {
-			t.Fatalf("not reloaded:\n%s", h.logs)
-		}
+		h.wantLog("config reloaded")
 	}
 	reload("second", "one")
 	if n := pending(); n != 1 || h.logLine("takes effect at the next start", "[server] name") == "" {
@@ -80,9 +79,7 @@ func TestRestartOnlyComparedWithRunning(t *testing.T) {
 	if n := pending(); n != 1 {
 		t.Fatalf("a name changed back to its running value was logged as pending (%d lines)\n%s", n, h.logs)
 	}
-	if h.logLine("back at the value in force", "[server] name") == "" {
-		t.Fatalf("no line saying the name is back at its running value\n%s", h.logs)
-	}
+	h.wantLog("back at the value in force", "[server] name")
 	reload("first", "one")
 	if n := pending(); n != 1 {
 		t.Fatalf("an unchanged name was logged as pending (%d lines)\n%s", n, h.logs)
@@ -135,5 +132,42 @@ func TestLimitFlagsChecked(t *testing.T) {
 	d, err = (&Limits{Memory: "1KiB", Budget: "0"}).Defaults(cfg)
 	if err != nil || d.MemoryLimit != 0 {
 		t.Fatalf("--memory not given: %+v %v", d, err)
+	}
+}
+
+// TestStateKey: the key comes from the flag's file, else the config's
+// (config.Load made it relative to the config's folder), else the environment; a short key is
+// refused naming where it came from; none at all means a random key (nil).
+func TestStateKey(t *testing.T) {
+	dir := t.TempDir()
+	long, short := strings.Repeat("k", 40), "0123456789"
+	os.WriteFile(filepath.Join(dir, "long.key"), []byte(long+"\n"), 0o600)
+	os.WriteFile(filepath.Join(dir, "short.key"), []byte(short), 0o600)
+	log := slog.New(slog.DiscardHandler)
+	at := func(name string) string { return filepath.Join(dir, name) } // as config.Load resolves it
+
+	t.Setenv(stateKeyEnv, "")
+	if k, err := stateKey("", "", log); k != nil || err != nil {
+		t.Fatalf("no key configured: %q %v", k, err)
+	}
+	if k, err := stateKey("", at("long.key"), log); err != nil || string(k) != long {
+		t.Fatalf("config key relative to the config: %q %v", k, err)
+	}
+	if k, err := stateKey(filepath.Join(dir, "long.key"), at("short.key"), log); err != nil || string(k) != long {
+		t.Fatalf("the flag wins over the config: %q %v", k, err)
+	}
+	if _, err := stateKey("", at("short.key"), log); err == nil || !strings.Contains(err.Error(), "short.key") || !strings.Contains(err.Error(), "10 bytes") {
+		t.Fatalf("a short key: %v", err)
+	}
+	if _, err := stateKey("", at("missing.key"), log); err == nil || !strings.Contains(err.Error(), "missing.key") {
+		t.Fatalf("a missing file: %v", err)
+	}
+	t.Setenv(stateKeyEnv, " "+long+" ")
+	if k, err := stateKey("", "", log); err != nil || string(k) != long {
+		t.Fatalf("from the environment: %q %v", k, err)
+	}
+	t.Setenv(stateKeyEnv, short)
+	if _, err := stateKey("", "", log); err == nil || !strings.Contains(err.Error(), stateKeyEnv) {
+		t.Fatalf("a short key in the environment: %v", err)
 	}
 }

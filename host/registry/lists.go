@@ -66,6 +66,26 @@ func envelope(info RequestInfo, p *plugin.Plugin, params any, cc abi.Context) ([
 
 // readList calls a list export, following nextCursor, and returns the items
 // under key. Legacy exports (describe) take no input and have one page.
+// readDefs reads export's paged list key (nil when the plugin does not
+// export it) and decodes each entry into a T; an entry that does not decode
+// is an error naming the export, what it lists and the entry's index.
+func readDefs[T any](ctx context.Context, p *plugin.Plugin, export, key, what string) ([]T, error) {
+	if !p.Exports(export) {
+		return nil, nil
+	}
+	raws, err := readList(ctx, p, export, key, true)
+	if err != nil {
+		return nil, err
+	}
+	defs := make([]T, len(raws))
+	for i, raw := range raws {
+		if err := json.Unmarshal(raw, &defs[i]); err != nil {
+			return nil, fmt.Errorf("%s: %s #%d: %v", export, what, i, err)
+		}
+	}
+	return defs, nil
+}
+
 func readList(ctx context.Context, p *plugin.Plugin, export, key string, paged bool) ([]json.RawMessage, error) {
 	var all []json.RawMessage
 	cursor := ""

@@ -23,20 +23,14 @@ type Prompt struct {
 }
 
 func readPrompts(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Prompt, error) {
-	if !p.Exports(abi.ExportListPrompts) {
-		return nil, nil
-	}
-	raws, err := readList(ctx, p, abi.ExportListPrompts, "prompts", true)
+	defs, err := readDefs[mcp.Prompt](ctx, p, abi.ExportListPrompts, "prompts", "prompt")
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
 	var out []*Prompt
-	for i, raw := range raws {
-		var def mcp.Prompt
-		if err := json.Unmarshal(raw, &def); err != nil {
-			return nil, fmt.Errorf("list_prompts: prompt #%d: %v", i, err)
-		}
+	for i := range defs {
+		def := &defs[i]
 		declared := def.Name
 		exposed := Exposed(p.Name(), declared, opts)
 		if declared == "" || !ValidName(exposed) {
@@ -47,7 +41,7 @@ func readPrompts(ctx context.Context, p *plugin.Plugin, opts AddOptions) ([]*Pro
 		}
 		seen[declared] = true
 		def.Name = exposed
-		out = append(out, &Prompt{Def: &def, Declared: declared, Plugin: p, skel: hiddentext.Skeleton(exposed)})
+		out = append(out, &Prompt{Def: def, Declared: declared, Plugin: p, skel: hiddentext.Skeleton(exposed)})
 	}
 	return out, nil
 }

@@ -54,20 +54,14 @@ func example(t *uritemplate.Template) string {
 }
 
 func readResources(ctx context.Context, p *plugin.Plugin) ([]*Resource, error) {
-	if !p.Exports(abi.ExportListResources) {
-		return nil, nil
-	}
-	raws, err := readList(ctx, p, abi.ExportListResources, "resources", true)
+	defs, err := readDefs[mcp.Resource](ctx, p, abi.ExportListResources, "resources", "resource")
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
 	var out []*Resource
-	for i, raw := range raws {
-		var def mcp.Resource
-		if err := json.Unmarshal(raw, &def); err != nil {
-			return nil, fmt.Errorf("list_resources: resource #%d: %v", i, err)
-		}
+	for i := range defs {
+		def := &defs[i]
 		if def.URI == "" || def.Name == "" {
 			return nil, fmt.Errorf("list_resources: resource #%d needs a uri and a name", i)
 		}
@@ -75,25 +69,19 @@ func readResources(ctx context.Context, p *plugin.Plugin) ([]*Resource, error) {
 			return nil, fmt.Errorf("list_resources: resource %q is declared twice", def.URI)
 		}
 		seen[def.URI] = true
-		out = append(out, &Resource{Def: &def, Plugin: p})
+		out = append(out, &Resource{Def: def, Plugin: p})
 	}
 	return out, nil
 }
 
 func readTemplates(ctx context.Context, p *plugin.Plugin) ([]*Template, error) {
-	if !p.Exports(abi.ExportListResourceTemplates) {
-		return nil, nil
-	}
-	raws, err := readList(ctx, p, abi.ExportListResourceTemplates, "resourceTemplates", true)
+	defs, err := readDefs[mcp.ResourceTemplate](ctx, p, abi.ExportListResourceTemplates, "resourceTemplates", "template")
 	if err != nil {
 		return nil, err
 	}
 	var out []*Template
-	for i, raw := range raws {
-		var def mcp.ResourceTemplate
-		if err := json.Unmarshal(raw, &def); err != nil {
-			return nil, fmt.Errorf("list_resource_templates: template #%d: %v", i, err)
-		}
+	for i := range defs {
+		def := &defs[i]
 		if def.URITemplate == "" || def.Name == "" {
 			return nil, fmt.Errorf("list_resource_templates: template #%d needs a uriTemplate and a name", i)
 		}
@@ -101,7 +89,7 @@ func readTemplates(ctx context.Context, p *plugin.Plugin) ([]*Template, error) {
 		if err != nil {
 			return nil, fmt.Errorf("list_resource_templates: template %q: %v", def.URITemplate, err)
 		}
-		t := &Template{Def: &def, Plugin: p, tmpl: tmpl, re: tmpl.Regexp()}
+		t := &Template{Def: def, Plugin: p, tmpl: tmpl, re: tmpl.Regexp()}
 		for _, prev := range out {
 			if overlap(t, prev) {
 				return nil, fmt.Errorf("list_resource_templates: templates %q and %q overlap", def.URITemplate, prev.Def.URITemplate)

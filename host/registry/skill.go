@@ -85,18 +85,9 @@ type skillDecl struct {
 // readSkills reads a plugin's skills and returns them with one resource
 // per file.
 func readSkills(ctx context.Context, p *plugin.Plugin) ([]*Resource, error) {
-	if !p.Exports(abi.ExportListSkills) {
-		return nil, nil
-	}
-	raws, err := readList(ctx, p, abi.ExportListSkills, "skills", true)
+	decls, err := readDefs[skillDecl](ctx, p, abi.ExportListSkills, "skills", "skill")
 	if err != nil {
 		return nil, err
-	}
-	decls := make([]skillDecl, len(raws))
-	for i, raw := range raws {
-		if err := json.Unmarshal(raw, &decls[i]); err != nil {
-			return nil, fmt.Errorf("list_skills: skill #%d: %v", i, err)
-		}
 	}
 	return buildSkills(decls, p)
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
-	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -96,11 +95,7 @@ func TestCacheScopePrivateWhenAuthenticated(t *testing.T) {
 	srv, _ := newServerWith(t, false, server.Options{Name: "test", ListTTL: time.Minute}, plugin.RuntimeOptions{},
 		loadSpec{name: "conformance"})
 	url := serveScoped(t, srv, "full 0123456789abcdef0123 conf\n", confScope, httpserve.Options{})
-	full, err := servertest.ClientWith(url, "0123456789abcdef0123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer full.Close()
+	full := mcptest.Connect(t, url, "0123456789abcdef0123")
 	for method, h := range listHints(t, full) {
 		if h.CacheScope != "private" || h.TTLMs != 60_000 {
 			t.Errorf("authenticated %s: ttlMs %d, cacheScope %q; want 60000, private", method, h.TTLMs, h.CacheScope)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -183,9 +184,7 @@ func dropMidRequest(t *testing.T, fixture, method, params string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	body := `{"jsonrpc":"2.0","id":99,"method":"` + method + `","params":` + params + `}`
-	req, _ := http.NewRequestWithContext(ctx, "POST", hs.URL, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	req, _ := mcptest.Post(ctx, hs.URL, strings.NewReader(body))
 	req.Header.Set("Mcp-Session-Id", cs.ID())
 	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
 	if resp, err := http.DefaultClient.Do(req); err == nil {

@@ -1,6 +1,8 @@
 package server_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,22 +17,14 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// rpcReply is a JSON-RPC response read from a JSON or an SSE body.
-type rpcReply struct {
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error"`
-}
 
 // post2026 sends one 2026-07-28 request (stateless: no session, the
 // protocol version and client in _meta) with the given extra headers, and
 // returns the status and the JSON-RPC reply.
-func post2026(t *testing.T, url, method string, params map[string]any, headers map[string]string) (int, rpcReply) {
+func post2026(t *testing.T, url, method string, params map[string]any, headers map[string]string) (int, mcptest.Reply) {
 	t.Helper()
 	params["_meta"] = map[string]any{
 		mcp.MetaKeyProtocolVersion:    "2026-07-28",
@@ -38,21 +32,15 @@ func post2026(t *testing.T, url, method string, params map[string]any, headers m
 		mcp.MetaKeyClientCapabilities: map[string]any{},
 	}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(string(body)))
+	req, err := mcptest.Post(context.Background(), url, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := mcptest.Do(t, req)
 	b, _ := io.ReadAll(resp.Body)
 	raw := string(b)
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
@@ -63,7 +51,7 @@ func post2026(t *testing.T, url, method string, params map[string]any, headers m
 			}
 		}
 	}
-	var r rpcReply
+	var r mcptest.Reply
 	if err := json.Unmarshal([]byte(raw), &r); err != nil {
 		t.Fatalf("%s: status %d, body %q: %v", method, resp.StatusCode, b, err)
 	}
@@ -149,7 +137,7 @@ func TestHTTPMcpHeaderChecks(t *testing.T) {
 	}
 }
 
-func show(r rpcReply) string {
+func show(r mcptest.Reply) string {
 	if r.Error != nil {
 		return fmt.Sprintf("error %d %q", r.Error.Code, r.Error.Message)
 	}

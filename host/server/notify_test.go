@@ -16,6 +16,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 	"github.com/mcpwasm/mcpwasm/internal/eventually"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -139,41 +140,34 @@ func TestLogFloodIsBounded(t *testing.T) {
 	}
 }
 
-func TestHTTPRefusesForeignOrigin(t *testing.T) {
-	srv, _ := newServer(t, false, loadSpec{name: "echo"})
-	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{}))
-	defer hs.Close()
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
-	req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Origin", "https://evil.example")
-	req.Header.Set("Sec-Fetch-Site", "cross-site")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusForbidden {
-		t.Fatalf("foreign origin: status %d, want 403", resp.StatusCode)
-	}
-}
-
-func TestHTTPBodyLimit(t *testing.T) {
-	srv, _ := newServer(t, false, loadSpec{name: "echo"})
-	hs := httptest.NewServer(httpserve.Handler(srv, httpserve.Options{MaxBodyBytes: 1 << 10}))
-	defer hs.Close()
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"` + strings.Repeat("x", 4<<10) + `"}}`
-	req, _ := http.NewRequest("POST", hs.URL, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Fatalf("oversized body: status %d, want 413", resp.StatusCode)
+// TestHTTPEdgeRefuses: the HTTP edge in front of the server refuses a
+// browser's cross-site request (403) and a body over MaxBodyBytes (413).
+func TestHTTPEdgeRefuses(t *testing.T) {
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, c := range []struct {
+		what    string
+		o       httpserve.Options
+		body    string
+		headers map[string]string
+		want    int
+	}{
+		{"foreign origin", httpserve.Options{}, initialize,
+			map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"oversized body", httpserve.Options{MaxBodyBytes: 1 << 10},
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pad":"` + strings.Repeat("x", 4<<10) + `"}}`, nil, http.StatusRequestEntityTooLarge},
+	} {
+		srv, _ := newServer(t, false, loadSpec{name: "echo"})
+		hs := httptest.NewServer(httpserve.Handler(srv, c.o))
+		req, _ := mcptest.Post(context.Background(), hs.URL, strings.NewReader(c.body))
+		for k, v := range c.headers {
+			req.Header.Set(k, v)
+		}
+		resp := mcptest.Do(t, req)
+		resp.Body.Close()
+		hs.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("%s: status %d, want %d", c.what, resp.StatusCode, c.want)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 
 	"github.com/mcpwasm/mcpwasm/host/audit"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
@@ -19,11 +20,7 @@ func TestAuditClipsClientNames(t *testing.T) {
 	rec := &servertest.Events{}
 	srv := servertest.Audited(t, rec)
 	url := servertest.ServeHTTP(t, srv, httpserve.Options{}) + "/mcp"
-	cs, err := servertest.ClientWith(url, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := mcptest.Connect(t, url, "")
 	long := strings.Repeat("n", 100<<10)
 	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: long, Arguments: map[string]any{}}); err == nil {
 		t.Fatal("a call to an unknown tool succeeded")

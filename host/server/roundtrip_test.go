@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -204,7 +205,7 @@ func modernClientWith(t *testing.T, url, token string) *mcp.ClientSession {
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c"}, &mcp.ClientOptions{
 		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 		Capabilities:   &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapabilities{}},
-	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: servertest.WithToken{Token: token}}},
+	}).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: mcptest.Bearer{Token: token}}},
 		&mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
 	if err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -55,9 +56,7 @@ func (c rpc) call(method, name string, params map[string]any) taskReply {
 		"io.modelcontextprotocol/clientCapabilities": json.RawMessage(c.caps),
 	}
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-	req, _ := http.NewRequest(http.MethodPost, c.url, bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	req, _ := mcptest.Post(context.Background(), c.url, bytes.NewReader(body))
 	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 	req.Header.Set("Mcp-Method", method)
 	if name != "" {

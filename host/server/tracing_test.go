@@ -21,9 +21,6 @@ import (
 )
 
 const (
-	clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
-	clientSpan  = "00f067aa0ba902b7"
-	clientTP    = "00-" + clientTrace + "-" + clientSpan + "-01"
 	headerTrace = "0af7651916cd43dd8448eb211c80319c"
 	headerTP    = "00-" + headerTrace + "-b7ad6b7169203331-01"
 )
@@ -46,14 +43,14 @@ func TestRequestSpans(t *testing.T) {
 	cs := connect(t, srv, nil)
 	ctx := context.Background()
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"x": 1},
-		Meta: mcp.Meta{"traceparent": clientTP}}); err != nil {
+		Meta: mcp.Meta{"traceparent": tracingtest.ClientTP}}); err != nil {
 		t.Fatal(err)
 	}
 	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "trap", Arguments: map[string]any{},
-		Meta: mcp.Meta{"traceparent": clientTP}}); err != nil || !res.IsError {
+		Meta: mcp.Meta{"traceparent": tracingtest.ClientTP}}); err != nil || !res.IsError {
 		t.Fatalf("trap: %v %v", res, err)
 	}
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nobody", Meta: mcp.Meta{"traceparent": clientTP}}); err == nil {
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "nobody", Meta: mcp.Meta{"traceparent": tracingtest.ClientTP}}); err == nil {
 		t.Fatal("an unknown tool answered")
 	}
 
@@ -78,18 +75,20 @@ func TestRequestSpans(t *testing.T) {
 		}
 		return got[0]
 	}
-	echo := c.Find(func(s tracingtest.Span) bool { return s.TraceID == clientTrace && s.Name == "tools/call echo" })
+	echo := c.Find(func(s tracingtest.Span) bool {
+		return s.TraceID == tracingtest.ClientTrace && s.Name == "tools/call echo"
+	})
 	if len(echo) != 1 {
 		t.Fatalf("no tools/call echo span in the client's trace: %+v", c.Spans())
 	}
 	req := echo[0]
-	if req.ParentSpanID != clientSpan || req.Attrs["gen_ai.tool.name"] != "echo" || req.Attrs["mcp.method.name"] != "tools/call" ||
+	if req.ParentSpanID != tracingtest.ClientSpan || req.Attrs["gen_ai.tool.name"] != "echo" || req.Attrs["mcp.method.name"] != "tools/call" ||
 		req.Attrs["jsonrpc.request.id"] == nil || req.Attrs["network.transport"] != "pipe" || req.Attrs["mcp.protocol.version"] == nil ||
 		req.StatusError || req.Attrs["error.type"] != nil {
 		t.Errorf("tools/call echo: %+v", req)
 	}
 	echoPlugin, _ := reg.Lookup("echo")
-	call := inTrace(clientTrace, "plugin.call echo")
+	call := inTrace(tracingtest.ClientTrace, "plugin.call echo")
 	if call.ParentSpanID != req.SpanID || call.Attrs["mcpwasm.plugin.sha256"] != echoPlugin.Plugin.SHA256() ||
 		call.Attrs["mcpwasm.outcome"] != "ok" || call.Attrs["mcpwasm.plugin.export"] != "call_tool" {
 		t.Errorf("plugin.call echo: %+v", call)
@@ -101,14 +100,14 @@ func TestRequestSpans(t *testing.T) {
 		t.Errorf("memory peak %v", call.Attrs["mcpwasm.memory.peak_bytes"])
 	}
 
-	trap := inTrace(clientTrace, "tools/call trap")
+	trap := inTrace(tracingtest.ClientTrace, "tools/call trap")
 	if trap.Attrs["error.type"] != "tool_error" || !trap.StatusError {
 		t.Errorf("tools/call trap: %+v", trap)
 	}
-	if tc := inTrace(clientTrace, "plugin.call trap"); tc.Attrs["mcpwasm.outcome"] != "trap" || tc.Attrs["error.type"] != "trap" {
+	if tc := inTrace(tracingtest.ClientTrace, "plugin.call trap"); tc.Attrs["mcpwasm.outcome"] != "trap" || tc.Attrs["error.type"] != "trap" {
 		t.Errorf("plugin.call trap: %+v", tc)
 	}
-	if nb := inTrace(clientTrace, "tools/call nobody"); nb.Attrs["error.type"] == nil || nb.Attrs["rpc.response.status_code"] == nil {
+	if nb := inTrace(tracingtest.ClientTrace, "tools/call nobody"); nb.Attrs["error.type"] == nil || nb.Attrs["rpc.response.status_code"] == nil {
 		t.Errorf("tools/call nobody: %+v", nb)
 	}
 

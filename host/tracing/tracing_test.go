@@ -12,9 +12,6 @@ import (
 )
 
 const (
-	clientTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
-	clientSpan  = "00f067aa0ba902b7"
-	clientTP    = "00-" + clientTrace + "-" + clientSpan + "-01"
 	headerTrace = "11111111111111111111111111111111"
 	headerTP    = "00-" + headerTrace + "-2222222222222222-01"
 )
@@ -123,7 +120,7 @@ func TestRequestSpanParents(t *testing.T) {
 	hdr := http.Header{"Traceparent": {headerTP}}
 	// _meta wins, the header is linked.
 	_, sp := tracing.StartRequest(ctx, tracing.Request{Method: "tools/call", Tool: "echo", ID: "7", HTTP: true,
-		Meta: map[string]any{"traceparent": clientTP}, Header: hdr, Session: "S1", ProtocolVersion: "2025-11-25"})
+		Meta: map[string]any{"traceparent": tracingtest.ClientTP}, Header: hdr, Session: "S1", ProtocolVersion: "2025-11-25"})
 	sp.EndRequest(0, "", true)
 	// No _meta: the header is the parent.
 	_, sp = tracing.StartRequest(ctx, tracing.Request{Method: "prompts/get", Prompt: "p", HTTP: true, Header: hdr})
@@ -137,7 +134,7 @@ func TestRequestSpanParents(t *testing.T) {
 		spans[s.Name] = s
 	}
 	call := spans["tools/call echo"]
-	if call.TraceID != clientTrace || call.ParentSpanID != clientSpan || len(call.Links) != 1 || call.Links[0] != headerTrace {
+	if call.TraceID != tracingtest.ClientTrace || call.ParentSpanID != tracingtest.ClientSpan || len(call.Links) != 1 || call.Links[0] != headerTrace {
 		t.Errorf("tools/call span: trace %s parent %s links %v", call.TraceID, call.ParentSpanID, call.Links)
 	}
 	for k, v := range map[string]any{"mcp.method.name": "tools/call", "gen_ai.tool.name": "echo", "gen_ai.operation.name": "execute_tool",
@@ -163,19 +160,19 @@ func TestRequestSpanParents(t *testing.T) {
 func TestInject(t *testing.T) {
 	c := tracingtest.New(t)
 	setup(t, c, tracing.Config{}, nil)
-	ctx, sp := tracing.StartRequest(context.Background(), tracing.Request{Method: "tools/call", Meta: map[string]any{"traceparent": clientTP}})
+	ctx, sp := tracing.StartRequest(context.Background(), tracing.Request{Method: "tools/call", Meta: map[string]any{"traceparent": tracingtest.ClientTP}})
 	defer sp.EndRequest(0, "", false)
 	ctx, hs := tracing.StartHTTP(ctx, "GET", "https", "api.example.com", 443)
 	defer hs.EndHTTP(200, 0, 0, 0, "", "")
 
 	h := http.Header{}
 	tracing.Inject(ctx, h)
-	if tp := h.Get("traceparent"); !strings.HasPrefix(tp, "00-"+clientTrace+"-") || strings.Contains(tp, clientSpan) {
+	if tp := h.Get("traceparent"); !strings.HasPrefix(tp, "00-"+tracingtest.ClientTrace+"-") || strings.Contains(tp, tracingtest.ClientSpan) {
 		t.Errorf("injected %q, want the HTTP span in the client's trace", tp)
 	}
-	h = http.Header{"Traceparent": {clientTP}, "Tracestate": {"x=y"}}
+	h = http.Header{"Traceparent": {tracingtest.ClientTP}, "Tracestate": {"x=y"}}
 	tracing.Inject(ctx, h)
-	if tp := h.Get("traceparent"); tp == clientTP || h.Get("tracestate") == "x=y" {
+	if tp := h.Get("traceparent"); tp == tracingtest.ClientTP || h.Get("tracestate") == "x=y" {
 		t.Errorf("the guest's traceparent of this trace was not replaced: %v", h)
 	}
 	h = http.Header{"Traceparent": {headerTP}}

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -250,6 +251,33 @@ func rssFast(pid int, buf []byte) (int64, error) {
 	}
 	pages, err := strconv.ParseInt(fields[1], 10, 64)
 	return pages * int64(os.Getpagesize()), err
+}
+
+// samplePeakRSS samples pid's resident memory every period, from now
+// until the function it returns is called; that function returns the
+// highest value read (0 if none could be).
+func samplePeakRSS(pid int, every time.Duration) (stop func() int64) {
+	var peak atomic.Int64
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 256)
+		for {
+			if v, err := rssFast(pid, buf); err == nil && v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-quit:
+				return
+			case <-time.After(every):
+			}
+		}
+	}()
+	return func() int64 {
+		close(quit)
+		<-done
+		return peak.Load()
+	}
 }
 
 // installNode installs the Node reference server with npm into the user

@@ -259,23 +259,7 @@ func (e *env) inflightMemory(ctx context.Context) error {
 			e.rep.skip(figInflight, "≤ 2 MiB", short(err))
 			return err
 		}
-		var peak atomic.Int64
-		stop := make(chan struct{})
-		sampled := make(chan struct{})
-		go func() {
-			defer close(sampled)
-			buf := make([]byte, 256)
-			for {
-				if v, err := rssFast(p.cmd.Process.Pid, buf); err == nil && v > peak.Load() {
-					peak.Store(v)
-				}
-				select {
-				case <-stop:
-					return
-				case <-time.After(time.Millisecond):
-				}
-			}
-		}()
+		stopSampling := samplePeakRSS(p.cmd.Process.Pid, time.Millisecond)
 		var wg sync.WaitGroup
 		var failed atomic.Value
 		t := time.Now()
@@ -290,20 +274,19 @@ func (e *env) inflightMemory(ctx context.Context) error {
 		}
 		wg.Wait()
 		took := time.Since(t)
-		close(stop)
-		<-sampled
+		peak := stopSampling()
 		p.close()
 		if err, _ := failed.Load().(error); err != nil {
 			e.rep.skip(figInflight, "≤ 2 MiB", short(err))
 			return err
 		}
-		g := mib(peak.Load()-base) / n
+		g := mib(peak-base) / n
 		growth, wall = append(growth, g), append(wall, ms(took))
 		e.rep.raw("memory/inflight_growth_per_call_mib", g)
 		e.rep.raw("memory/inflight_base_rss_mib", mib(base))
 		e.rep.raw("memory/inflight_batch_ms", ms(took))
 		e.progress("   round %d/%d: RSS %.1f → peak %.1f MiB, %.2f MiB per call; batch answered in %.0f ms",
-			r+1, e.rounds, mib(base), mib(peak.Load()), g, ms(took))
+			r+1, e.rounds, mib(base), mib(peak), g, ms(took))
 	}
 	e.rep.check(figInflight, median(growth), "MiB", "<=", 2, "≤ 2 MiB")
 	e.rep.info("4 32 concurrent nap calls (200 ms each): all answered after", median(wall), "ms")

@@ -245,23 +245,7 @@ func (e *env) soak(ctx context.Context, transport, cfgPath string, o SoakOptions
 	defer srv.close()
 	run := &SoakRun{Transport: transport, Calls: o.Calls}
 
-	var peak atomic.Int64
-	sampleDone := make(chan struct{})
-	stopSample := make(chan struct{})
-	go func() {
-		defer close(sampleDone)
-		buf := make([]byte, 128)
-		for {
-			if b, err := rssFast(srv.pid, buf); err == nil && b > peak.Load() {
-				peak.Store(b)
-			}
-			select {
-			case <-stopSample:
-				return
-			case <-time.After(100 * time.Millisecond):
-			}
-		}
-	}()
+	stopSampling := samplePeakRSS(srv.pid, 100*time.Millisecond)
 
 	warm := max(o.Calls/20, 1)
 	start := time.Now()
@@ -311,9 +295,7 @@ func (e *env) soak(ctx context.Context, transport, cfgPath string, o SoakOptions
 	}
 	run.Seconds = time.Since(start).Seconds()
 	run.RSSEnd, run.GoroutinesEnd = settle()
-	close(stopSample)
-	<-sampleDone
-	run.RSSPeak = max(peak.Load(), run.RSSEnd, run.RSSWarm)
+	run.RSSPeak = max(stopSampling(), run.RSSEnd, run.RSSWarm)
 	tr.fill(run)
 	e.progress("   %s: %d calls in %.1f s: RSS %.1f MiB, %d goroutines", transport, o.Calls, run.Seconds, mib(run.RSSEnd), run.GoroutinesEnd)
 	return run, nil

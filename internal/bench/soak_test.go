@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -107,5 +108,18 @@ func TestReadSSE(t *testing.T) {
 	want := []string{"{\"a\":\n1}", `{"b":2}`, `{"c":3}`}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("events %q, want %q", got, want)
+	}
+}
+
+// TestSamplePeakRSS: the sampler the soak and the in-flight figure share
+// reads the process's resident memory before it is stopped, and returns
+// what it read.
+func TestSamplePeakRSS(t *testing.T) {
+	if _, err := rssFast(os.Getpid(), make([]byte, 256)); err != nil {
+		t.Skip("no /proc/PID/statm:", err)
+	}
+	stop := samplePeakRSS(os.Getpid(), time.Millisecond)
+	if peak := stop(); peak <= 0 {
+		t.Fatalf("peak RSS %d, want the process's resident memory", peak)
 	}
 }

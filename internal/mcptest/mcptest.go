@@ -1,5 +1,7 @@
 // Package mcptest holds what tests that drive an MCP client share, in any
-// package: the four lists a session reads, the message in an HTTP answer.
+// package: the four lists a session reads, the message in an HTTP answer,
+// a client connected over Streamable HTTP with a bearer token, a peer
+// reading and writing a stdio stream line by line.
 package mcptest
 
 import (

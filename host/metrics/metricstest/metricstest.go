@@ -69,20 +69,21 @@ next:
 	return 0, false
 }
 
-// Sample is a sample a test expects: one of family Name whose labels
-// include Labels, of value Want (see Value).
-type Sample struct {
+// Want is a sample a test expects: the family, labels the sample has (as
+// Value matches them) and its value.
+type Want struct {
 	Name   string
 	Labels map[string]string
-	Want   float64
+	Value  float64
 }
 
-// Check fails t for each of want that f lacks or holds with another value.
-func (f Families) Check(t testing.TB, want ...Sample) {
+// Check fails t (without stopping it) for every sample of want that is
+// missing or has another value.
+func (f Families) Check(t testing.TB, want ...Want) {
 	t.Helper()
-	for _, s := range want {
-		if got, ok := f.Value(s.Name, s.Labels); !ok || got != s.Want {
-			t.Errorf("%s%v = %v (present %v), want %v", s.Name, s.Labels, got, ok, s.Want)
+	for _, w := range want {
+		if got, ok := f.Value(w.Name, w.Labels); !ok || got != w.Value {
+			t.Errorf("%s%v = %v (present %v), want %v", w.Name, w.Labels, got, ok, w.Value)
 		}
 	}
 }

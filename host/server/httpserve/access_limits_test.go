@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 	"github.com/mcpwasm/mcpwasm/internal/eventually"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -23,19 +24,17 @@ import (
 // take every place (for the session idle timeout) from everyone else. A
 // place comes back when one of its sessions ends.
 func TestHTTPSessionsPerPrincipal(t *testing.T) {
-	toks := servertest.StaticTokens(t, "a 0123456789abcdef0123\nb fedcba9876543210fedc\n")
-	srv := servertest.Audited(t, &servertest.Events{})
-	url := servertest.ServeHTTP(t, srv, httpserve.Options{MaxSessions: 10,
-		Access: httpserve.AccessOptions{Verifier: toks.Verify, PrincipalSessions: 2}}) + "/mcp"
+	url, _ := edge(t, "a 0123456789abcdef0123\nb fedcba9876543210fedc\n", httpserve.Options{MaxSessions: 10,
+		Access: httpserve.AccessOptions{PrincipalSessions: 2}})
 	var open []*mcp.ClientSession
 	for i := range 2 {
-		cs, err := servertest.ClientWith(url, "0123456789abcdef0123")
+		cs, err := mcptest.Dial(url, "0123456789abcdef0123")
 		if err != nil {
 			t.Fatalf("a's session %d: %v", i+1, err)
 		}
 		open = append(open, cs)
 	}
-	if cs, err := servertest.ClientWith(url, "0123456789abcdef0123"); err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
+	if cs, err := mcptest.Dial(url, "0123456789abcdef0123"); err == nil || !strings.Contains(err.Error(), "Too Many Requests") {
 		if cs != nil {
 			cs.Close()
 		}
@@ -46,7 +45,7 @@ func TestHTTPSessionsPerPrincipal(t *testing.T) {
 	if resp, body := do(t, req); resp.StatusCode != 429 || !strings.Contains(body, "holds 2 sessions") {
 		t.Fatalf("a's third session, raw: %d %s, want 429 naming the limit", resp.StatusCode, body)
 	}
-	b, err := servertest.ClientWith(url, "fedcba9876543210fedc")
+	b, err := mcptest.Dial(url, "fedcba9876543210fedc")
 	if err != nil {
 		t.Fatalf("b, while a is at its limit: %v", err)
 	}
@@ -54,7 +53,7 @@ func TestHTTPSessionsPerPrincipal(t *testing.T) {
 	open[0].Close()
 	if !eventually.Within(30*time.Second, func() bool {
 		var cs *mcp.ClientSession
-		if cs, err = servertest.ClientWith(url, "0123456789abcdef0123"); err == nil {
+		if cs, err = mcptest.Dial(url, "0123456789abcdef0123"); err == nil {
 			cs.Close()
 		}
 		return err == nil
@@ -123,10 +122,8 @@ func TestHTTPRateSharedAcrossRoutes(t *testing.T) {
 // key an IPv6 client by its /64: a new address in the same /64 does not
 // get a fresh bucket. The audit log keeps the full address.
 func TestHTTPRateLimitIPv6Prefix(t *testing.T) {
-	rec := &servertest.Events{}
-	srv := servertest.Audited(t, rec)
 	lb := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1, TrustedProxies: lb}}) + "/mcp"
+	url, rec := edge(t, "", httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1, TrustedProxies: lb}})
 	post := func(xff string) int {
 		req := initRequest(t, url, "")
 		req.Header.Set("X-Forwarded-For", xff)
@@ -200,9 +197,7 @@ func TestLoopbackNotRateLimitedByDefault(t *testing.T) {
 // line on every guess.
 func TestAuthRefusalReasonClipped(t *testing.T) {
 	_, v := jwtIssuer(t)
-	rec := &servertest.Events{}
-	srv := servertest.Audited(t, rec)
-	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: v.Verify}}) + "/mcp"
+	url, rec := edge(t, "", httpserve.Options{Access: httpserve.AccessOptions{Verifier: v.Verify}})
 	enc := base64.RawURLEncoding.EncodeToString
 	kid := strings.Repeat("k", 40<<10)
 	token := enc([]byte(`{"alg":"RS256","typ":"JWT","kid":"`+kid+`"}`)) + "." + enc([]byte(`{"sub":"x"}`)) + "." + enc([]byte("sig"))

@@ -37,6 +37,18 @@ func postInit(t *testing.T, url, token string) (int, string, string) {
 	return resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body
 }
 
+// edge serves an audited test server (servertest.Audited) over HTTP with
+// o, its verifier the static tokens given (none when tokens is empty), and
+// returns the MCP endpoint's URL and the audit events.
+func edge(t *testing.T, tokens string, o httpserve.Options) (string, *servertest.Events) {
+	t.Helper()
+	if tokens != "" {
+		o.Access.Verifier = servertest.StaticTokens(t, tokens).Verify
+	}
+	rec := &servertest.Events{}
+	return servertest.ServeHTTP(t, servertest.Audited(t, rec), o) + "/mcp", rec
+}
+
 const mcpResource = "https://mcp.example.com/mcp"
 
 // jwtIssuer starts a test issuer and a verifier of its tokens for
@@ -65,11 +77,7 @@ func TestHTTPOAuth(t *testing.T) {
 		RequiredScopes: []string{"mcp"}, Metadata: bearer.Metadata(mcpResource, iss.URL, []string{"mcp"})}})
 	url := base + "/mcp"
 
-	cs, err := servertest.ClientWith(url, iss.Sign(t, iss.Claims("alice", mcpResource, "mcp")))
-	if err != nil {
-		t.Fatalf("valid token: %v", err)
-	}
-	defer cs.Close()
+	cs := mcptest.Connect(t, url, iss.Sign(t, iss.Claims("alice", mcpResource, "mcp")))
 	if lt, err := cs.ListTools(context.Background(), nil); err != nil || len(lt.Tools) != 2 {
 		t.Fatalf("tools/list with a valid token: %+v, %v", lt, err)
 	}
@@ -98,7 +106,7 @@ func TestHTTPOAuth(t *testing.T) {
 				!strings.Contains(challenge, `error="invalid_token"`) || !strings.Contains(challenge, mdURL) {
 				t.Fatalf("status %d, WWW-Authenticate %q; want 401 with an invalid_token challenge naming the metadata", code, challenge)
 			}
-			if cs, err := servertest.ClientWith(url, tc.token); err == nil {
+			if cs, err := mcptest.Dial(url, tc.token); err == nil {
 				cs.Close()
 				t.Fatal("go-sdk's client connected")
 			}
@@ -178,26 +186,18 @@ func TestHTTPStaticTokensAndScopes(t *testing.T) {
 		}
 		return strings.Join(n, ",")
 	}
-	ops, err := servertest.ClientWith(url, "0123456789abcdef0123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ops.Close()
+	ops := mcptest.Connect(t, url, "0123456789abcdef0123")
 	if got := names(ops); got != "echo,nap" {
 		t.Fatalf("ops sees %q", got)
 	}
 	if res := servertest.Call(t, ops, "echo", map[string]any{"text": "x"}); res.IsError {
 		t.Fatalf("ops echo: %s", servertest.Text(res))
 	}
-	guest, err := servertest.ClientWith(url, "fedcba9876543210fedc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer guest.Close()
+	guest := mcptest.Connect(t, url, "fedcba9876543210fedc")
 	if got := names(guest); got != "nap" {
 		t.Fatalf("guest (no echo scope) sees %q, want only nap", got)
 	}
-	_, err = guest.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}})
+	_, err := guest.CallTool(context.Background(), &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{}})
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != server.CodeForbidden || !strings.Contains(rpcErr.Message, `scope "echo"`) {
 		t.Fatalf("guest calling echo: %v, want error %d naming the scope", err, server.CodeForbidden)
@@ -211,11 +211,7 @@ func TestHTTPStaticTokensAndScopes(t *testing.T) {
 // Over its rate, a principal gets 429 with Retry-After, audited with its
 // name; another principal is not affected.
 func TestHTTPRateLimit(t *testing.T) {
-	toks := servertest.StaticTokens(t, "a 0123456789abcdef0123\nb fedcba9876543210fedc\n")
-	rec := &servertest.Events{}
-	srv := servertest.Audited(t, rec)
-	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify,
-		Rate: 0.001, Burst: 2}}) + "/mcp"
+	url, rec := edge(t, "a 0123456789abcdef0123\nb fedcba9876543210fedc\n", httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 2}})
 	for i := range 2 {
 		if code, _, body := postInit(t, url, "0123456789abcdef0123"); code != 200 {
 			t.Fatalf("request %d within the burst: %d %s", i+1, code, body)
@@ -238,9 +234,7 @@ func TestHTTPRateLimit(t *testing.T) {
 
 // Without authentication, the rate is per client IP.
 func TestHTTPRateLimitPerIP(t *testing.T) {
-	rec := &servertest.Events{}
-	srv := servertest.Audited(t, rec)
-	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1}}) + "/mcp"
+	url, rec := edge(t, "", httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1}})
 	if code, _, body := postInit(t, url, ""); code != 200 {
 		t.Fatalf("first: %d %s", code, body)
 	}
@@ -255,9 +249,7 @@ func TestHTTPRateLimitPerIP(t *testing.T) {
 // Authentication comes first: an unauthenticated body over the cap gets
 // 401; an authenticated one 413, answered from its declared length.
 func TestHTTPBodyCapAfterAuth(t *testing.T) {
-	toks := servertest.StaticTokens(t, "a 0123456789abcdef0123\n")
-	srv := servertest.Audited(t, &servertest.Events{})
-	url := servertest.ServeHTTP(t, srv, httpserve.Options{MaxBodyBytes: 1024, Access: httpserve.AccessOptions{Verifier: toks.Verify}}) + "/mcp"
+	url, _ := edge(t, "a 0123456789abcdef0123\n", httpserve.Options{MaxBodyBytes: 1024})
 	big := bytes.Repeat([]byte(" "), 4096)
 	for token, want := range map[string]int{"": 401, "0123456789abcdef0123": 413} {
 		req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(big))
@@ -276,11 +268,7 @@ func TestHTTPBodyCapAfterAuth(t *testing.T) {
 // Failed authentications are charged to the client IP: once its bucket is
 // empty, the IP is answered 429 before any token is verified.
 func TestHTTPAuthFailuresLimited(t *testing.T) {
-	toks := servertest.StaticTokens(t, "a 0123456789abcdef0123\n")
-	rec := &servertest.Events{}
-	srv := servertest.Audited(t, rec)
-	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Verifier: toks.Verify,
-		Rate: 0.001, Burst: 2}}) + "/mcp"
+	url, rec := edge(t, "a 0123456789abcdef0123\n", httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 2}})
 	for i := range 2 {
 		if code, _, _ := postInit(t, url, "wrong-token-000000000"); code != http.StatusUnauthorized {
 			t.Fatalf("failure %d: %d, want 401", i+1, code)
@@ -307,22 +295,14 @@ func TestHTTPScopesGatePromptsAndResources(t *testing.T) {
 		l := mcptest.ListAll(t, cs)
 		return [4]int{len(l.Tools.Tools), len(l.Prompts.Prompts), len(l.Resources.Resources), len(l.Templates.ResourceTemplates)}
 	}
-	full, err := servertest.ClientWith(url, "0123456789abcdef0123")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer full.Close()
+	full := mcptest.Connect(t, url, "0123456789abcdef0123")
 	if c := counts(full); c[0] == 0 || c[1] == 0 || c[2] == 0 || c[3] == 0 {
 		t.Fatalf("with the scope: tools, prompts, resources, templates = %v; want all non-zero", c)
 	}
 	if _, err := full.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_simple_prompt"}); err != nil {
 		t.Fatalf("prompt with the scope: %v", err)
 	}
-	none, err := servertest.ClientWith(url, "fedcba9876543210fedc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer none.Close()
+	none := mcptest.Connect(t, url, "fedcba9876543210fedc")
 	if c := counts(none); c != [4]int{} {
 		t.Fatalf("without the scope: %v, want nothing listed", c)
 	}
@@ -332,7 +312,7 @@ func TestHTTPScopesGatePromptsAndResources(t *testing.T) {
 			t.Errorf("%s without the scope: %v, want error %d", what, err, server.CodeForbidden)
 		}
 	}
-	_, err = none.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_simple_prompt"})
+	_, err := none.GetPrompt(ctx, &mcp.GetPromptParams{Name: "test_simple_prompt"})
 	forbidden("prompts/get", err)
 	_, err = none.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-text"})
 	forbidden("resources/read", err)
@@ -354,10 +334,8 @@ func TestHTTPTrustedProxies(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	rec := &servertest.Events{}
-	srv := servertest.Audited(t, rec)
 	lb := []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}
-	url := servertest.ServeHTTP(t, srv, httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1, TrustedProxies: lb}}) + "/mcp"
+	url, rec := edge(t, "", httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1, TrustedProxies: lb}})
 	for i, c := range []struct {
 		xff  string
 		want int
@@ -377,7 +355,7 @@ func TestHTTPTrustedProxies(t *testing.T) {
 		t.Fatalf("audit %+v", d)
 	}
 
-	plain := servertest.ServeHTTP(t, servertest.Audited(t, &servertest.Events{}), httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1}}) + "/mcp"
+	plain, _ := edge(t, "", httpserve.Options{Access: httpserve.AccessOptions{Rate: 0.001, Burst: 1}})
 	if a, b := post(plain, "203.0.113.5"), post(plain, "203.0.113.6"); a != 200 || b != 429 {
 		t.Fatalf("untrusted X-Forwarded-For was believed: %d %d", a, b)
 	}

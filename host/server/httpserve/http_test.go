@@ -17,6 +17,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
 	"github.com/mcpwasm/mcpwasm/internal/eventually"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -33,12 +34,10 @@ const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"proto
 
 func initRequest(t *testing.T, url, pad string) *http.Request {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(fmt.Sprintf(initBody, pad)))
+	req, err := mcptest.Post(context.Background(), url, strings.NewReader(fmt.Sprintf(initBody, pad)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
 	return req
 }
 

@@ -1,6 +1,7 @@
 package httpserve_test
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/registry"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 )
 
 // heapAfterGC is the live heap, in bytes.
@@ -54,9 +56,7 @@ func TestIdleSessionMemory(t *testing.T) {
 	open := func(body string) int64 {
 		before := heapAfterGC()
 		for i := 0; i < sessions; i++ {
-			req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
+			req, _ := mcptest.Post(context.Background(), url, strings.NewReader(body))
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)

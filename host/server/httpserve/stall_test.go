@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/server/internal/servertest"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
@@ -48,19 +49,11 @@ func TestStalledReaderDoesNotHoldTheGuest(t *testing.T) {
 	go func() { served <- httpserve.Serve(ctx, srv, ln, httpserve.Options{WriteStall: 500 * time.Millisecond}) }()
 	t.Cleanup(func() { cancel(); <-served })
 	base := "http://" + ln.Addr().String()
-	good, err := servertest.ClientWith(base+"/mcp", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer good.Close()
+	good := mcptest.Connect(t, base+"/mcp", "")
 
 	// The stalled client: its own session, a tiny receive buffer, a call
 	// with a progress token whose answer it never reads.
-	stalled, err := servertest.ClientWith(base+"/mcp", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stalled.Close()
+	stalled := mcptest.Connect(t, base+"/mcp", "")
 	d := net.Dialer{Control: small}
 	conn, err := d.Dial("tcp", strings.TrimPrefix(base, "http://"))
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/tasks"
-	"github.com/mcpwasm/mcpwasm/host/tasks/redisstore"
 	"github.com/mcpwasm/mcpwasm/internal/redistest"
 	"github.com/redis/go-redis/v9"
 )
@@ -36,7 +35,7 @@ func BenchmarkCancelReach(b *testing.B) {
 				return tasks.Outcome{Result: ok}
 			}
 			mk := func(name string) *tasks.Manager {
-				var st tasks.Store = openB(b, addr)
+				var st tasks.Store = open(b, addr, 1<<20)
 				if mode == "polling" {
 					st = pollOnly{st}
 				}
@@ -71,14 +70,6 @@ func BenchmarkCancelReach(b *testing.B) {
 	}
 }
 
-func openB(b *testing.B, addr string) *redisstore.Store {
-	st, err := redisstore.Open(context.Background(), addr, 1<<20)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return st
-}
-
 // BenchmarkStore measures, for each store, creating a task (the record
 // written durably, its run started), reading it (tasks/get's store work),
 // and the memory one finished task with a 200-byte result takes.
@@ -92,7 +83,7 @@ func BenchmarkStore(b *testing.B) {
 		newManager := func(b *testing.B) *tasks.Manager {
 			var st tasks.Store = tasks.NewMemoryStore(1 << 20)
 			if kind == "redis" {
-				rs := openB(b, addr)
+				rs := open(b, addr, 1<<20)
 				rs.Flush(context.Background())
 				st = rs
 			}

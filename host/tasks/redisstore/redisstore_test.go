@@ -13,11 +13,13 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/redistest"
 )
 
-func open(t *testing.T, addr string, maxSize int) *redisstore.Store {
-	t.Helper()
+// open connects a store to the shared Redis at addr, for a test or a
+// benchmark.
+func open(tb testing.TB, addr string, maxSize int) *redisstore.Store {
+	tb.Helper()
 	st, err := redisstore.Open(context.Background(), addr, maxSize)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return st
 }

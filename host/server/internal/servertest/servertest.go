@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,24 +199,6 @@ func ServeHTTP(t *testing.T, srv *server.Server, o httpserve.Options) string {
 	go func() { done <- httpserve.Serve(ctx, srv, ln, o) }()
 	t.Cleanup(func() { cancel(); <-done })
 	return "http://" + ln.Addr().String()
-}
-
-// WithToken adds a bearer token to every request.
-type WithToken struct{ Token string }
-
-// RoundTrip is http.RoundTripper.
-func (w WithToken) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+w.Token)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-// ClientWith connects go-sdk's client to url sending token.
-func ClientWith(url, token string) (*mcp.ClientSession, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	return mcp.NewClient(&mcp.Implementation{Name: "c"}, nil).Connect(ctx, &mcp.StreamableClientTransport{
-		Endpoint: url, HTTPClient: &http.Client{Transport: WithToken{token}}}, nil)
 }
 
 // Runtime is a plugin runtime on the tests' compilation cache, closed

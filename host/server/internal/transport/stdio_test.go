@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
 	"github.com/mcpwasm/mcpwasm/host/server/internal/transport/stdiotest"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -174,7 +175,7 @@ func TestStdioBatches(t *testing.T) {
 	p.Send(`[{"jsonrpc":"2.0","id":1,"method":"ping"},1,{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":2.5,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"}]`)
 	select {
 	case line := <-p.Lines:
-		var rs []stdiotest.Reply
+		var rs []mcptest.Reply
 		if err := json.Unmarshal([]byte(line), &rs); err != nil || len(rs) != 4 {
 			t.Fatalf("batch reply: %v: %s", err, line)
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/mcpwasm/mcpwasm/host/server/internal/transport"
+	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 )
 
 // Seeds are inputs that seed FuzzStdio, beside MalformedLines.
@@ -63,7 +64,7 @@ func Session(t *testing.T, serve Serve, data []byte, tools ...string) {
 			}
 			seen = append(seen, []byte(line))
 			CheckJSONRPC(t, line)
-			var r Reply
+			var r mcptest.Reply
 			json.Unmarshal([]byte(line), &r)
 			switch string(r.ID) {
 			case ping:
