@@ -28,3 +28,15 @@ func Invoke(export string, run func(input []byte) ([]byte, error), input []byte,
 	}
 	return out, err
 }
+
+// TestInput is the input envelope the Invoke helpers send: request, and a
+// context naming plugin "test" with a 5 s deadline, plus the entries of
+// context (nil for none).
+func TestInput(request any, context map[string]any) []byte {
+	ctx := map[string]any{"plugin": "test", "deadline_ms": 5000}
+	for k, v := range context {
+		ctx[k] = v
+	}
+	in, _ := json.Marshal(map[string]any{"request": request, "context": ctx})
+	return in
+}
