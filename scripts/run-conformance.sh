@@ -557,6 +557,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"os/exec"
 	"strings"
@@ -656,25 +657,10 @@ func main() {
 	steps["ping"] = "ok"
 	caps := init.Capabilities
 	if caps != nil && caps.Tools != nil {
-		var names []string
-		for t, err := range cs.Tools(ctx, nil) {
-			if err != nil {
-				fail(fmt.Errorf("tools/list: %w", err))
-			}
-			names = append(names, t.Name)
-		}
-		steps["toolsList"] = names
+		steps["toolsList"] = listed(cs.Tools(ctx, nil), "tools/list", func(t *mcp.Tool) string { return t.Name }, fail)
 	}
 	if caps != nil && caps.Resources != nil {
-		res, err := cs.ListResources(ctx, nil)
-		if err != nil {
-			fail(fmt.Errorf("resources/list: %w", err))
-		}
-		var uris []string
-		for _, r := range res.Resources {
-			uris = append(uris, r.URI)
-		}
-		steps["resourcesList"] = uris
+		steps["resourcesList"] = listed(cs.Resources(ctx, nil), "resources/list", func(r *mcp.Resource) string { return r.URI }, fail)
 		if *resURI != "" {
 			rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: *resURI})
 			if err != nil {
@@ -684,15 +670,7 @@ func main() {
 		}
 	}
 	if caps != nil && caps.Prompts != nil {
-		pr, err := cs.ListPrompts(ctx, nil)
-		if err != nil {
-			fail(fmt.Errorf("prompts/list: %w", err))
-		}
-		var names []string
-		for _, p := range pr.Prompts {
-			names = append(names, p.Name)
-		}
-		steps["promptsList"] = names
+		steps["promptsList"] = listed(cs.Prompts(ctx, nil), "prompts/list", func(p *mcp.Prompt) string { return p.Name }, fail)
 		if *prompt != "" {
 			gr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: *prompt})
 			if err != nil {
@@ -724,6 +702,19 @@ func main() {
 	if report["ok"] != true {
 		os.Exit(1)
 	}
+}
+
+// listed is the key of every item an MCP list method (method) returns, over
+// all its pages; an error ends the run through fail.
+func listed[T any](items iter.Seq2[*T, error], method string, key func(*T) string, fail func(error)) []string {
+	var keys []string
+	for it, err := range items {
+		if err != nil {
+			fail(fmt.Errorf("%s: %w", method, err))
+		}
+		keys = append(keys, key(it))
+	}
+	return keys
 }
 
 // offeredVersions extracts the protocol version(s) this client put on the wire:
