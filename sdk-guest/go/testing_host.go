@@ -4,7 +4,6 @@ package mcpwasm
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/mcpwasm/mcpwasm/sdk-guest/go/internal/guest"
 )
@@ -61,13 +60,7 @@ type Invocation struct{ Outcome[Result] }
 
 // Text is the text of the result's text blocks, joined by newlines.
 func (inv Invocation) Text() string {
-	var parts []string
-	for _, c := range inv.Result.Content {
-		if c.Type == "text" {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+	return guest.JoinText(inv.Result.Content, func(c Content) (string, bool) { return c.Text, c.Type == "text" })
 }
 
 // Invoke calls a registered tool the way the host's call_tool would, with

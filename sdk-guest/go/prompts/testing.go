@@ -3,8 +3,6 @@
 package prompts
 
 import (
-	"strings"
-
 	mcpwasm "github.com/mcpwasm/mcpwasm/sdk-guest/go"
 	"github.com/mcpwasm/mcpwasm/sdk-guest/go/internal/guest"
 )
@@ -15,13 +13,7 @@ type Invocation struct{ mcpwasm.Outcome[Result] }
 
 // Text is the text of the messages' text blocks, joined by newlines.
 func (inv Invocation) Text() string {
-	var parts []string
-	for _, m := range inv.Result.Messages {
-		if m.Content.Type == "text" {
-			parts = append(parts, m.Content.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+	return guest.JoinText(inv.Result.Messages, func(m Message) (string, bool) { return m.Content.Text, m.Content.Type == "text" })
 }
 
 // Invoke gets a registered prompt the way the host's get_prompt would, with

@@ -3,8 +3,6 @@
 package resources
 
 import (
-	"strings"
-
 	mcpwasm "github.com/mcpwasm/mcpwasm/sdk-guest/go"
 	"github.com/mcpwasm/mcpwasm/sdk-guest/go/internal/guest"
 )
@@ -16,13 +14,7 @@ type Invocation struct{ mcpwasm.Outcome[Result] }
 
 // Text is the text of the result's text contents, joined by newlines.
 func (inv Invocation) Text() string {
-	var parts []string
-	for _, c := range inv.Result.Contents {
-		if c.Blob == nil {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+	return guest.JoinText(inv.Result.Contents, func(c Contents) (string, bool) { return c.Text, c.Blob == nil })
 }
 
 // Invoke reads uri the way the host's read_resource would, with a context

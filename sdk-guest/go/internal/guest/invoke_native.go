@@ -5,6 +5,7 @@ package guest
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 )
 
 // Invoke runs an export's run function on input the way the packages' test
@@ -39,4 +40,16 @@ func TestInput(request any, context map[string]any) []byte {
 	}
 	in, _ := json.Marshal(map[string]any{"request": request, "context": ctx})
 	return in
+}
+
+// JoinText joins with newlines the texts of the items text says have one:
+// what the Invocations' Text methods return.
+func JoinText[T any](items []T, text func(T) (string, bool)) string {
+	var parts []string
+	for _, it := range items {
+		if t, ok := text(it); ok {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "\n")
 }
