@@ -602,6 +602,12 @@ func main() {
 		fmt.Println(string(out))
 		os.Exit(1)
 	}
+	// check ends the run through fail when err is set; what names the request.
+	check := func(what string, err error) {
+		if err != nil {
+			fail(fmt.Errorf("%s: %w", what, err))
+		}
+	}
 	if (*stdioCmd == "") == (*url == "") {
 		fail(fmt.Errorf("give exactly one of -stdio or -url"))
 	}
@@ -651,43 +657,33 @@ func main() {
 
 	steps := map[string]any{}
 	report["steps"] = steps
-	if err := cs.Ping(ctx, nil); err != nil {
-		fail(fmt.Errorf("ping: %w", err))
-	}
+	check("ping", cs.Ping(ctx, nil))
 	steps["ping"] = "ok"
 	caps := init.Capabilities
 	if caps != nil && caps.Tools != nil {
-		steps["toolsList"] = listed(cs.Tools(ctx, nil), "tools/list", func(t *mcp.Tool) string { return t.Name }, fail)
+		steps["toolsList"] = listed(cs.Tools(ctx, nil), "tools/list", func(t *mcp.Tool) string { return t.Name }, check)
 	}
 	if caps != nil && caps.Resources != nil {
-		steps["resourcesList"] = listed(cs.Resources(ctx, nil), "resources/list", func(r *mcp.Resource) string { return r.URI }, fail)
+		steps["resourcesList"] = listed(cs.Resources(ctx, nil), "resources/list", func(r *mcp.Resource) string { return r.URI }, check)
 		if *resURI != "" {
 			rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: *resURI})
-			if err != nil {
-				fail(fmt.Errorf("resources/read %s: %w", *resURI, err))
-			}
+			check("resources/read "+*resURI, err)
 			steps["resourceRead"] = map[string]any{"uri": *resURI, "contents": len(rr.Contents)}
 		}
 	}
 	if caps != nil && caps.Prompts != nil {
-		steps["promptsList"] = listed(cs.Prompts(ctx, nil), "prompts/list", func(p *mcp.Prompt) string { return p.Name }, fail)
+		steps["promptsList"] = listed(cs.Prompts(ctx, nil), "prompts/list", func(p *mcp.Prompt) string { return p.Name }, check)
 		if *prompt != "" {
 			gr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: *prompt})
-			if err != nil {
-				fail(fmt.Errorf("prompts/get %s: %w", *prompt, err))
-			}
+			check("prompts/get "+*prompt, err)
 			steps["promptGet"] = map[string]any{"name": *prompt, "messages": len(gr.Messages)}
 		}
 	}
 	if *callName != "" {
 		var args map[string]any
-		if err := json.Unmarshal([]byte(*callArgs), &args); err != nil {
-			fail(fmt.Errorf("-args: %w", err))
-		}
+		check("-args", json.Unmarshal([]byte(*callArgs), &args))
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: *callName, Arguments: args})
-		if err != nil {
-			fail(fmt.Errorf("tools/call %s: %w", *callName, err))
-		}
+		check("tools/call "+*callName, err)
 		steps["toolCall"] = map[string]any{"name": *callName, "isError": res.IsError, "content": res.Content, "structuredContent": res.StructuredContent}
 		if res.IsError {
 			report["toolCallIsError"] = true
@@ -705,13 +701,11 @@ func main() {
 }
 
 // listed is the key of every item an MCP list method (method) returns, over
-// all its pages; an error ends the run through fail.
-func listed[T any](items iter.Seq2[*T, error], method string, key func(*T) string, fail func(error)) []string {
+// all its pages; an error ends the run through check.
+func listed[T any](items iter.Seq2[*T, error], method string, key func(*T) string, check func(string, error)) []string {
 	var keys []string
 	for it, err := range items {
-		if err != nil {
-			fail(fmt.Errorf("%s: %w", method, err))
-		}
+		check(method, err)
 		keys = append(keys, key(it))
 	}
 	return keys
