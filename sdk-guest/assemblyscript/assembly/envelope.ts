@@ -2,8 +2,8 @@
 // {"request": <MCP params>, "context": Context} (ABI.md §2 and §5), and the
 // context accessors the handlers' request objects share.
 
-import { JSONValue, parseJSON, jsonError, stringOr } from "./json";
-import { inputString, setError } from "./host";
+import { JSONValue, parseJSON, jsonError, stringField, stringOr } from "./json";
+import { inputString, outputString, setError } from "./host";
 
 /** The parts of an export's input. */
 export class Envelope {
@@ -43,6 +43,23 @@ export function argumentsOf(request: JSONValue, exportName: string): JSONValue |
   if (args.isObject) return args;
   setError("mcpwasm: malformed " + exportName + " input: request.arguments is a " + args.typeName() + ", not an object");
   return null;
+}
+
+/**
+ * The request's string field `name` ("name", "uri"). When it is absent it
+ * calls error_set ("mcpwasm: malformed <exportName> input: no
+ * request.<name>") and returns null; the export should then return 1.
+ */
+export function requestString(env: Envelope, exportName: string, name: string): string | null {
+  const s = stringField(env.request, name);
+  if (s == null) setError("mcpwasm: malformed " + exportName + " input: no request." + name);
+  return s;
+}
+
+/** Outputs a list export's answer, {key: list}, and returns 0 (success). */
+export function outputList(key: string, list: JSONValue): i32 {
+  outputString(JSONValue.object().set(key, list).stringify());
+  return 0;
 }
 
 /**

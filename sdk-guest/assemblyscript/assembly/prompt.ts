@@ -3,7 +3,7 @@
 // returns.
 
 import { JSONValue, stringField, stringOr } from "./json";
-import { Envelope, Request, argumentsOf, readEnvelope } from "./envelope";
+import { Envelope, Request, argumentsOf, outputList, readEnvelope, requestString } from "./envelope";
 import { outputString, setError } from "./host";
 import { validName } from "./tool";
 import { textBlock } from "./client";
@@ -136,16 +136,15 @@ export function listPrompts(): i32 {
     if (args.length > 0) v.set("arguments", args);
     list.push(v);
   }
-  outputString(JSONValue.object().set("prompts", list).stringify());
-  return 0;
+  return outputList("prompts", list);
 }
 
 /** The body of the get_prompt export. */
 export function getPrompt(): i32 {
   const env: Envelope | null = readEnvelope("get_prompt");
   if (env == null) return 1;
-  const name = stringField(env.request, "name");
-  if (name == null) { setError("mcpwasm: malformed get_prompt input: no request.name"); return 1; }
+  const name = requestString(env, "get_prompt", "name");
+  if (name == null) return 1;
   const args = argumentsOf(env.request, "get_prompt");
   if (args == null) return 1;
   let prompt: Prompt | null = null;

@@ -2,8 +2,8 @@
 // list_resources, list_resource_templates and read_resource bodies, the
 // ReadRequest a handler receives and the ResourceResult it returns.
 
-import { JSONValue, parseJSON, jsonError, stringField } from "./json";
-import { Envelope, Request, readEnvelope } from "./envelope";
+import { JSONValue, parseJSON, jsonError } from "./json";
+import { Envelope, Request, outputList, readEnvelope, requestString } from "./envelope";
 import { outputString, setError } from "./host";
 import { base64 } from "./tool";
 import { URITemplate } from "./uritemplate";
@@ -208,8 +208,7 @@ export function listResources(): i32 {
     if (r.size >= 0) v.setNumber("size", <f64>r.size);
     list.push(v);
   }
-  outputString(JSONValue.object().set("resources", list).stringify());
-  return 0;
+  return outputList("resources", list);
 }
 
 /** The body of the list_resource_templates export. */
@@ -230,8 +229,7 @@ export function listResourceTemplates(): i32 {
     if (!describe(v, "resource template " + t.uriTemplate, t.title, t.description, t.mimeType, t.annotations)) return 1;
     list.push(v);
   }
-  outputString(JSONValue.object().set("resourceTemplates", list).stringify());
-  return 0;
+  return outputList("resourceTemplates", list);
 }
 
 /**
@@ -241,8 +239,8 @@ export function listResourceTemplates(): i32 {
 export function readResource(): i32 {
   const env: Envelope | null = readEnvelope("read_resource");
   if (env == null) return 1;
-  const uri = stringField(env.request, "uri");
-  if (uri == null) { setError("mcpwasm: malformed read_resource input: no request.uri"); return 1; }
+  const uri = requestString(env, "read_resource", "uri");
+  if (uri == null) return 1;
   const req = new ReadRequest(env.context, env.request.get("_meta"));
   req.uri = uri;
   let handler: ResourceHandler | null = null;

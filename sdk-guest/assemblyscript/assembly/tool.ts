@@ -1,8 +1,8 @@
 // Tools: registration, the Call a handler receives and the ToolResult it returns.
 
-import { JSONValue, parseJSON, jsonError, stringField } from "./json";
+import { JSONValue, parseJSON, jsonError } from "./json";
 import { outputString, setError } from "./host";
-import { Envelope, Request, argumentsOf, readEnvelope } from "./envelope";
+import { Envelope, Request, argumentsOf, outputList, readEnvelope, requestString } from "./envelope";
 
 /** A tool handler. Return ToolResult.error(...) for failures the model should see. */
 export type Handler = (call: Call) => ToolResult;
@@ -208,16 +208,15 @@ export function listTools(): i32 {
     }
     list.push(v);
   }
-  outputString(JSONValue.object().set("tools", list).stringify());
-  return 0;
+  return outputList("tools", list);
 }
 
 /** The body of the call_tool export. */
 export function callTool(): i32 {
   const env: Envelope | null = readEnvelope("call_tool");
   if (env == null) return 1;
-  const name = stringField(env.request, "name");
-  if (name == null) { setError("mcpwasm: malformed call_tool input: no request.name"); return 1; }
+  const name = requestString(env, "call_tool", "name");
+  if (name == null) return 1;
   const args = argumentsOf(env.request, "call_tool");
   if (args == null) return 1;
   const call = new Call(name, args, env.request.get("_meta"), env.context);
