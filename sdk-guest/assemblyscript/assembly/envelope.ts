@@ -45,15 +45,37 @@ export function argumentsOf(request: JSONValue, exportName: string): JSONValue |
   return null;
 }
 
+/** An envelope whose request names its target, read by [readNamed]. */
+export class Named extends Envelope {
+  /** The envelope, the request's "name" or "uri", and its arguments. */
+  constructor(request: JSONValue, context: JSONValue, public name: string, public args: JSONValue) {
+    super(request, context);
+  }
+}
+
 /**
- * The request's string field `name` ("name", "uri"). When it is absent it
- * calls error_set ("mcpwasm: malformed <exportName> input: no
- * request.<name>") and returns null; the export should then return 1.
+ * Reads the call's input as an envelope whose request names its target with
+ * the string `field` ("name" for call_tool and get_prompt, "uri" for
+ * read_resource) and, with `withArgs`, carries "arguments" ([argumentsOf];
+ * {} without). On malformed input, or without the field ("mcpwasm:
+ * malformed <exportName> input: no request.<field>"), it calls error_set and
+ * returns null; the export should then return 1.
  */
-export function requestString(env: Envelope, exportName: string, name: string): string | null {
-  const s = stringField(env.request, name);
-  if (s == null) setError("mcpwasm: malformed " + exportName + " input: no request." + name);
-  return s;
+export function readNamed(exportName: string, field: string, withArgs: bool): Named | null {
+  const env = readEnvelope(exportName);
+  if (env == null) return null;
+  const name = stringField(env.request, field);
+  if (name == null) {
+    setError("mcpwasm: malformed " + exportName + " input: no request." + field);
+    return null;
+  }
+  let args = JSONValue.object();
+  if (withArgs) {
+    const a = argumentsOf(env.request, exportName);
+    if (a == null) return null;
+    args = a;
+  }
+  return new Named(env.request, env.context, name, args);
 }
 
 /** Outputs a list export's answer, {key: list}, and returns 0 (success). */

@@ -3,7 +3,7 @@
 // returns.
 
 import { JSONValue, stringField, stringOr } from "./json";
-import { Envelope, Request, argumentsOf, outputList, readEnvelope, requestString } from "./envelope";
+import { Request, outputList, readNamed } from "./envelope";
 import { outputString, setError } from "./host";
 import { validName } from "./tool";
 import { textBlock } from "./client";
@@ -141,12 +141,10 @@ export function listPrompts(): i32 {
 
 /** The body of the get_prompt export. */
 export function getPrompt(): i32 {
-  const env: Envelope | null = readEnvelope("get_prompt");
+  const env = readNamed("get_prompt", "name", true);
   if (env == null) return 1;
-  const name = requestString(env, "get_prompt", "name");
-  if (name == null) return 1;
-  const args = argumentsOf(env.request, "get_prompt");
-  if (args == null) return 1;
+  const name = env.name;
+  const args = env.args;
   let prompt: Prompt | null = null;
   for (let i = 0; i < prompts.length; i++) if (prompts[i].name == name) { prompt = prompts[i]; break; }
   if (prompt == null) { setError("prompt " + name + " not found"); return 1; }

@@ -3,7 +3,7 @@
 // ReadRequest a handler receives and the ResourceResult it returns.
 
 import { JSONValue, parseJSON, jsonError } from "./json";
-import { Envelope, Request, outputList, readEnvelope, requestString } from "./envelope";
+import { Request, outputList, readNamed } from "./envelope";
 import { outputString, setError } from "./host";
 import { base64 } from "./tool";
 import { URITemplate } from "./uritemplate";
@@ -237,10 +237,9 @@ export function listResourceTemplates(): i32 {
  * else the first template (in registration order) that matches it.
  */
 export function readResource(): i32 {
-  const env: Envelope | null = readEnvelope("read_resource");
+  const env = readNamed("read_resource", "uri", false);
   if (env == null) return 1;
-  const uri = requestString(env, "read_resource", "uri");
-  if (uri == null) return 1;
+  const uri = env.name;
   const req = new ReadRequest(env.context, env.request.get("_meta"));
   req.uri = uri;
   let handler: ResourceHandler | null = null;

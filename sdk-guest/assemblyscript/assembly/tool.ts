@@ -2,7 +2,7 @@
 
 import { JSONValue, parseJSON, jsonError } from "./json";
 import { outputString, setError } from "./host";
-import { Envelope, Request, argumentsOf, outputList, readEnvelope, requestString } from "./envelope";
+import { Request, outputList, readNamed } from "./envelope";
 
 /** A tool handler. Return ToolResult.error(...) for failures the model should see. */
 export type Handler = (call: Call) => ToolResult;
@@ -213,22 +213,18 @@ export function listTools(): i32 {
 
 /** The body of the call_tool export. */
 export function callTool(): i32 {
-  const env: Envelope | null = readEnvelope("call_tool");
+  const env = readNamed("call_tool", "name", true);
   if (env == null) return 1;
-  const name = requestString(env, "call_tool", "name");
-  if (name == null) return 1;
-  const args = argumentsOf(env.request, "call_tool");
-  if (args == null) return 1;
-  const call = new Call(name, args, env.request.get("_meta"), env.context);
+  const call = new Call(env.name, env.args, env.request.get("_meta"), env.context);
   let result: ToolResult | null = null;
   for (let i = 0; i < tools.length; i++) {
-    if (tools[i].name == name) {
+    if (tools[i].name == env.name) {
       const handler = tools[i].handler;
       result = handler(call);
       break;
     }
   }
-  if (result == null) result = ToolResult.error("unknown tool \"" + name + "\"");
+  if (result == null) result = ToolResult.error("unknown tool \"" + env.name + "\"");
   const argError = call.argError;
   if (argError != null) result = ToolResult.error(argError);
   outputString(result.toJSON().stringify());
