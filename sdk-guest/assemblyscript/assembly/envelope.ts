@@ -85,6 +85,21 @@ export function outputList(key: string, list: JSONValue): i32 {
 }
 
 /**
+ * Answers a list export with {key: [entry(0), ..., entry(n - 1)]} and
+ * returns 0; when an entry is null (its declaration is wrong, and entry
+ * called error_set) it returns 1 instead.
+ */
+export function outputListing(key: string, n: i32, entry: (i: i32) => JSONValue | null): i32 {
+  const list = JSONValue.array();
+  for (let i = 0; i < n; i++) {
+    const v = entry(i);
+    if (v == null) return 1;
+    list.push(v);
+  }
+  return outputList(key, list);
+}
+
+/**
  * What every handler's request carries: the host's Context (ABI.md §2) and
  * the request's _meta.
  */
