@@ -557,6 +557,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"os/exec"
 	"strings"
@@ -600,6 +601,12 @@ func main() {
 		out, _ := json.MarshalIndent(report, "", "  ")
 		fmt.Println(string(out))
 		os.Exit(1)
+	}
+	// check ends the run through fail when err is set; what names the request.
+	check := func(what string, err error) {
+		if err != nil {
+			fail(fmt.Errorf("%s: %w", what, err))
+		}
 	}
 	if (*stdioCmd == "") == (*url == "") {
 		fail(fmt.Errorf("give exactly one of -stdio or -url"))
@@ -650,66 +657,33 @@ func main() {
 
 	steps := map[string]any{}
 	report["steps"] = steps
-	if err := cs.Ping(ctx, nil); err != nil {
-		fail(fmt.Errorf("ping: %w", err))
-	}
+	check("ping", cs.Ping(ctx, nil))
 	steps["ping"] = "ok"
 	caps := init.Capabilities
 	if caps != nil && caps.Tools != nil {
-		var names []string
-		for t, err := range cs.Tools(ctx, nil) {
-			if err != nil {
-				fail(fmt.Errorf("tools/list: %w", err))
-			}
-			names = append(names, t.Name)
-		}
-		steps["toolsList"] = names
+		steps["toolsList"] = listed(cs.Tools(ctx, nil), "tools/list", func(t *mcp.Tool) string { return t.Name }, check)
 	}
 	if caps != nil && caps.Resources != nil {
-		res, err := cs.ListResources(ctx, nil)
-		if err != nil {
-			fail(fmt.Errorf("resources/list: %w", err))
-		}
-		var uris []string
-		for _, r := range res.Resources {
-			uris = append(uris, r.URI)
-		}
-		steps["resourcesList"] = uris
+		steps["resourcesList"] = listed(cs.Resources(ctx, nil), "resources/list", func(r *mcp.Resource) string { return r.URI }, check)
 		if *resURI != "" {
 			rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: *resURI})
-			if err != nil {
-				fail(fmt.Errorf("resources/read %s: %w", *resURI, err))
-			}
+			check("resources/read "+*resURI, err)
 			steps["resourceRead"] = map[string]any{"uri": *resURI, "contents": len(rr.Contents)}
 		}
 	}
 	if caps != nil && caps.Prompts != nil {
-		pr, err := cs.ListPrompts(ctx, nil)
-		if err != nil {
-			fail(fmt.Errorf("prompts/list: %w", err))
-		}
-		var names []string
-		for _, p := range pr.Prompts {
-			names = append(names, p.Name)
-		}
-		steps["promptsList"] = names
+		steps["promptsList"] = listed(cs.Prompts(ctx, nil), "prompts/list", func(p *mcp.Prompt) string { return p.Name }, check)
 		if *prompt != "" {
 			gr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: *prompt})
-			if err != nil {
-				fail(fmt.Errorf("prompts/get %s: %w", *prompt, err))
-			}
+			check("prompts/get "+*prompt, err)
 			steps["promptGet"] = map[string]any{"name": *prompt, "messages": len(gr.Messages)}
 		}
 	}
 	if *callName != "" {
 		var args map[string]any
-		if err := json.Unmarshal([]byte(*callArgs), &args); err != nil {
-			fail(fmt.Errorf("-args: %w", err))
-		}
+		check("-args", json.Unmarshal([]byte(*callArgs), &args))
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: *callName, Arguments: args})
-		if err != nil {
-			fail(fmt.Errorf("tools/call %s: %w", *callName, err))
-		}
+		check("tools/call "+*callName, err)
 		steps["toolCall"] = map[string]any{"name": *callName, "isError": res.IsError, "content": res.Content, "structuredContent": res.StructuredContent}
 		if res.IsError {
 			report["toolCallIsError"] = true
@@ -724,6 +698,17 @@ func main() {
 	if report["ok"] != true {
 		os.Exit(1)
 	}
+}
+
+// listed is the key of every item an MCP list method (method) returns, over
+// all its pages; an error ends the run through check.
+func listed[T any](items iter.Seq2[*T, error], method string, key func(*T) string, check func(string, error)) []string {
+	var keys []string
+	for it, err := range items {
+		check(method, err)
+		keys = append(keys, key(it))
+	}
+	return keys
 }
 
 // offeredVersions extracts the protocol version(s) this client put on the wire:

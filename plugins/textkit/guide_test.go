@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/sdk-guest/go/prompts"
 	"github.com/mcpwasm/mcpwasm/sdk-guest/go/resources"
+	"github.com/mcpwasm/mcpwasm/sdk-guest/go/skills"
 )
 
 func TestRegexSyntaxResource(t *testing.T) {
@@ -56,5 +57,22 @@ func TestReviewChangesPrompt(t *testing.T) {
 	big := strings.Repeat("a\n", 3000)
 	if inv := prompts.Invoke("review_changes", map[string]string{"before": big, "after": strings.ReplaceAll(big, "a", "b")}); inv.Err == nil || !strings.Contains(inv.Err.Error(), "2000 lines") {
 		t.Errorf("3000 changed lines: %v", inv.Err)
+	}
+}
+
+// TestSkillEmbedded: textkit ships its review skill, SKILL.md first with
+// the frontmatter the host requires, and the checklist it links to.
+func TestSkillEmbedded(t *testing.T) {
+	l, err := skills.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l) != 1 || l[0].Path != "textkit-review" || len(l[0].Files) != 2 {
+		t.Fatalf("skills %+v", l)
+	}
+	md := *l[0].Files[0].Text
+	if l[0].Files[0].Path != "SKILL.md" || !strings.HasPrefix(md, "---\nname: textkit-review\ndescription: ") ||
+		!strings.Contains(md, "(references/checklist.md)") || l[0].Files[1].Path != "references/checklist.md" {
+		t.Fatalf("files %+v", l[0].Files)
 	}
 }

@@ -718,6 +718,18 @@ static int32_t mcpwasm__output(mcpwasm_writer *w) {
     mcpwasm__output_set(mcpwasm__store(t, w->len), w->len);
     return 0;
 }
+/* A list export's answer: mcpwasm__list_begin writes {"<key>": [, the
+   export writes the items, mcpwasm__list_end closes both and outputs it. */
+static void mcpwasm__list_begin(mcpwasm_writer *w, const char *key) {
+    mcpwasm_w_object(w);
+    mcpwasm_w_key(w, key);
+    mcpwasm_w_array(w);
+}
+static int32_t mcpwasm__list_end(mcpwasm_writer *w) {
+    mcpwasm_w_array_end(w);
+    mcpwasm_w_object_end(w);
+    return mcpwasm__output(w);
+}
 
 /* ---- JSON reader */
 static const char *mcpwasm__ws(const char *p, const char *e) {
@@ -1184,6 +1196,14 @@ static int32_t mcpwasm__envelope(const char *what, mcpwasm_json *req, mcpwasm_js
         return mcpwasm__failf("%s: the input is not a {\"request\": {...}} JSON envelope", what);
     return 0;
 }
+/* Reads an export's envelope and its request's "name": NULL after error_set
+   (a malformed envelope, or "<what>: the request has no <kind> name"). */
+static char *mcpwasm__named_request(const char *what, const char *kind, mcpwasm_json *req, mcpwasm_json *ctx) {
+    if (mcpwasm__envelope(what, req, ctx)) return NULL;
+    char *name = mcpwasm_json_get_string(*req, "name");
+    if (!name) mcpwasm__failf("%s: the request has no %s name", what, kind);
+    return name;
+}
 static bool mcpwasm__valid_name(const char *s) {
     size_t n = s ? strlen(s) : 0;
     if (n < 1 || n > 64) return false;
@@ -1287,9 +1307,7 @@ const char *mcpwasm_call_plugin(const mcpwasm_call *c) {
 }
 int32_t mcpwasm_run_list_tools(const mcpwasm_tool *t, size_t n) {
     mcpwasm_writer w = MCPWASM_WRITER_INIT;
-    mcpwasm_w_object(&w);
-    mcpwasm_w_key(&w, "tools");
-    mcpwasm_w_array(&w);
+    mcpwasm__list_begin(&w, "tools");
     for (size_t i = 0; i < n; i++) {
         const char *nm = t[i].name ? t[i].name : "";
         if (!mcpwasm__valid_name(nm)) return mcpwasm__failf("tool %zu \"%s\": the name must be 1-64 of [A-Za-z0-9_-]", i, nm);
@@ -1322,15 +1340,12 @@ int32_t mcpwasm_run_list_tools(const mcpwasm_tool *t, size_t n) {
         }
         mcpwasm_w_object_end(&w);
     }
-    mcpwasm_w_array_end(&w);
-    mcpwasm_w_object_end(&w);
-    return mcpwasm__output(&w);
+    return mcpwasm__list_end(&w);
 }
 int32_t mcpwasm_run_call_tool(const mcpwasm_tool *t, size_t n) {
     mcpwasm_json req, ctx;
-    if (mcpwasm__envelope("call_tool", &req, &ctx)) return 1;
-    char *name = mcpwasm_json_get_string(req, "name");
-    if (!name) return mcpwasm__fail("call_tool: the request has no tool name");
+    char *name = mcpwasm__named_request("call_tool", "tool", &req, &ctx);
+    if (!name) return 1;
     mcpwasm_result *r = NULL;
     size_t i = 0;
     while (i < n && strcmp(t[i].name, name) != 0) i++;
@@ -1397,9 +1412,7 @@ static bool mcpwasm__has_scheme(const char *u) {
 int32_t mcpwasm_run_list_resources(const mcpwasm_resource *r, size_t n, bool templates) {
     const char *what = templates ? "resource template" : "resource";
     mcpwasm_writer w = MCPWASM_WRITER_INIT;
-    mcpwasm_w_object(&w);
-    mcpwasm_w_key(&w, templates ? "resourceTemplates" : "resources");
-    mcpwasm_w_array(&w);
+    mcpwasm__list_begin(&w, templates ? "resourceTemplates" : "resources");
     for (size_t i = 0; i < n; i++) {
         const char *u = r[i].uri ? r[i].uri : "";
         if (!mcpwasm__has_scheme(u) || (templates && !mcpwasm_template_valid(u)) || (!templates && strchr(u, '{')))
@@ -1416,9 +1429,7 @@ int32_t mcpwasm_run_list_resources(const mcpwasm_resource *r, size_t n, bool tem
         mcpwasm__opt(&w, "mimeType", r[i].mime_type);
         mcpwasm_w_object_end(&w);
     }
-    mcpwasm_w_array_end(&w);
-    mcpwasm_w_object_end(&w);
-    return mcpwasm__output(&w);
+    return mcpwasm__list_end(&w);
 }
 static bool mcpwasm__skill_path_ok(const char *p) {
     if (!p || !*p || *p == '/' || strchr(p, '\\')) return false;
@@ -1457,9 +1468,7 @@ static bool mcpwasm__utf8(const unsigned char *b, size_t n) {
 }
 int32_t mcpwasm_run_list_skills(const mcpwasm_skill *s, size_t n) {
     mcpwasm_writer w = MCPWASM_WRITER_INIT;
-    mcpwasm_w_object(&w);
-    mcpwasm_w_key(&w, "skills");
-    mcpwasm_w_array(&w);
+    mcpwasm__list_begin(&w, "skills");
     for (size_t i = 0; i < n; i++) {
         if (!mcpwasm__skill_path_ok(s[i].path)) return mcpwasm__failf("skill \"%s\": not a valid skill path", s[i].path ? s[i].path : "");
         for (size_t j = 0; j < i; j++)
@@ -1491,9 +1500,7 @@ int32_t mcpwasm_run_list_skills(const mcpwasm_skill *s, size_t n) {
         mcpwasm_w_array_end(&w);
         mcpwasm_w_object_end(&w);
     }
-    mcpwasm_w_array_end(&w);
-    mcpwasm_w_object_end(&w);
-    return mcpwasm__output(&w);
+    return mcpwasm__list_end(&w);
 }
 int32_t mcpwasm_run_read_resource(const mcpwasm_resource *r, size_t nr, const mcpwasm_resource *t, size_t nt) {
     mcpwasm_json req, ctx;
@@ -1566,9 +1573,7 @@ const char *mcpwasm_prompt_get_arg(const mcpwasm_prompt_req *r, const char *name
 }
 int32_t mcpwasm_run_list_prompts(const mcpwasm_prompt *p, size_t n) {
     mcpwasm_writer w = MCPWASM_WRITER_INIT;
-    mcpwasm_w_object(&w);
-    mcpwasm_w_key(&w, "prompts");
-    mcpwasm_w_array(&w);
+    mcpwasm__list_begin(&w, "prompts");
     for (size_t i = 0; i < n; i++) {
         const char *nm = p[i].name ? p[i].name : "";
         if (!mcpwasm__valid_name(nm)) return mcpwasm__failf("prompt %zu \"%s\": the name must be 1-64 of [A-Za-z0-9_-]", i, nm);
@@ -1592,15 +1597,12 @@ int32_t mcpwasm_run_list_prompts(const mcpwasm_prompt *p, size_t n) {
         mcpwasm_w_array_end(&w);
         mcpwasm_w_object_end(&w);
     }
-    mcpwasm_w_array_end(&w);
-    mcpwasm_w_object_end(&w);
-    return mcpwasm__output(&w);
+    return mcpwasm__list_end(&w);
 }
 int32_t mcpwasm_run_get_prompt(const mcpwasm_prompt *p, size_t n) {
     mcpwasm_json req, ctx;
-    if (mcpwasm__envelope("get_prompt", &req, &ctx)) return 1;
-    char *name = mcpwasm_json_get_string(req, "name");
-    if (!name) return mcpwasm__fail("get_prompt: the request has no prompt name");
+    char *name = mcpwasm__named_request("get_prompt", "prompt", &req, &ctx);
+    if (!name) return 1;
     size_t i = 0;
     while (i < n && strcmp(p[i].name, name) != 0) i++;
     if (i == n) return mcpwasm__failf("prompt not found: %s", name);

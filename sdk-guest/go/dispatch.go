@@ -44,11 +44,7 @@ func callTool(input []byte) ([]byte, error) {
 // run calls the handler and turns its error, or a recovered panic, into an
 // isError result.
 func run(t *ToolDef, c *Call) *Result {
-	var r *Result
-	var err error
-	if perr := guest.Guard("the tool "+quote(t.name), func() { r, err = t.handler(c) }); perr != nil {
-		return Error(perr.Error())
-	}
+	r, err := guest.Handle("the tool "+quote(t.name), func() (*Result, error) { return t.handler(c) })
 	if err != nil {
 		return Error(err.Error())
 	}

@@ -32,14 +32,11 @@ func (h *Host) Deadline() (time.Time, bool) {
 // and message are optional: pass 0 and "" to leave them out. It does nothing
 // if the client asked for no progress.
 func (h *Host) Progress(progress, total float64, message string) {
-	b, err := json.Marshal(struct {
+	notify(guest.NotifyProgress, struct {
 		Progress float64 `json:"progress"`
 		Total    float64 `json:"total,omitempty"`
 		Message  string  `json:"message,omitempty"`
 	}{progress, total, message})
-	if err == nil {
-		guest.NotifyProgress(b)
-	}
 }
 
 // Level is an MCP logging level.
@@ -81,12 +78,9 @@ func (h *Host) LogAs(level Level, logger string, data any) {
 // NotifyResourceUpdated tells the clients subscribed to uri that it changed
 // (notifications/resources/updated).
 func (h *Host) NotifyResourceUpdated(uri string) {
-	b, err := json.Marshal(struct {
+	notify(guest.NotifyResourceUpdated, struct {
 		URI string `json:"uri"`
 	}{uri})
-	if err == nil {
-		guest.NotifyResourceUpdated(b)
-	}
 }
 
 // NotifyToolListChanged says the plugin's tools changed: after this call the
@@ -108,11 +102,16 @@ func (h *Host) NotifyPromptListChanged() { guest.NotifyPromptListChanged() }
 // [Host.Elicit], is complete (notifications/elicitation/complete). It does
 // nothing in stateless HTTP.
 func (h *Host) NotifyURLElicitationCompleted(id string) {
-	b, err := json.Marshal(struct {
+	notify(guest.NotifyURLElicitationCompleted, struct {
 		ElicitationID string `json:"elicitationId"`
 	}{id})
-	if err == nil {
-		guest.NotifyURLElicitationCompleted(b)
+}
+
+// notify sends v, JSON-encoded, with the notification host function send;
+// a v that cannot be encoded sends nothing.
+func notify(send func(payload []byte), v any) {
+	if b, err := json.Marshal(v); err == nil {
+		send(b)
 	}
 }
 
@@ -128,21 +127,13 @@ func (e *HostError) Error() string { return e.Message }
 // params is a CreateMessageRequest's params; the CreateMessageResult is
 // decoded into result. A *HostError says why the request could not be made.
 func (h *Host) CreateMessage(params, result any) error {
-	in, err := json.Marshal(params)
-	if err != nil {
-		return errors.New("create_message: cannot encode the request: " + err.Error())
-	}
-	return decodeAnswer("create_message", guest.CreateMessage(in), result)
+	return request("create_message", guest.CreateMessage, params, result)
 }
 
 // Elicit asks the user for input (MCP elicitation). params is an
 // ElicitRequest's params; the ElicitResult is decoded into result.
 func (h *Host) Elicit(params, result any) error {
-	in, err := json.Marshal(params)
-	if err != nil {
-		return errors.New("create_elicitation: cannot encode the request: " + err.Error())
-	}
-	return decodeAnswer("create_elicitation", guest.CreateElicitation(in), result)
+	return request("create_elicitation", guest.CreateElicitation, params, result)
 }
 
 // Root is one of the client's roots.
@@ -158,6 +149,16 @@ func (h *Host) ListRoots() ([]Root, error) {
 	}
 	err := decodeAnswer("list_roots", guest.ListRoots(), &r)
 	return r.Roots, err
+}
+
+// request makes the request host function fn (ask) with params, JSON-encoded,
+// and decodes its answer into result.
+func request(fn string, ask func(payload []byte) []byte, params, result any) error {
+	in, err := json.Marshal(params)
+	if err != nil {
+		return errors.New(fn + ": cannot encode the request: " + err.Error())
+	}
+	return decodeAnswer(fn, ask(in), result)
 }
 
 // decodeAnswer decodes a request host function's answer into result, or

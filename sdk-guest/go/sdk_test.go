@@ -146,6 +146,13 @@ func TestCallSeesRequestAndContext(t *testing.T) {
 	if d, ok := got.Deadline(); !ok || d.Before(before.Add(1500*time.Millisecond)) || d.After(time.Now().Add(1500*time.Millisecond)) {
 		t.Errorf("Deadline() = %v, %v; the call started after %v", d, ok, before)
 	}
+	// Invoke builds the context the host would: plugin "test", the tool, a deadline.
+	if inv := Invoke("see", ""); inv.Err != nil {
+		t.Fatal(inv.Err)
+	}
+	if got.Context.Plugin != "test" || got.Context.Tool != "see" || got.Context.DeadlineMs != 5000 {
+		t.Errorf("Invoke's context = %+v", got.Context)
+	}
 }
 
 func TestNotificationsConfigAndRequests(t *testing.T) {
@@ -177,10 +184,10 @@ func TestNotificationsConfigAndRequests(t *testing.T) {
 	})
 	SetTestConfig(map[string]string{"greeting": "hi"})
 	SetTestRequests(func(fn string, params json.RawMessage) json.RawMessage {
-		switch fn {
-		case "create_message":
+		switch {
+		case fn == "create_message" && string(params) == `{"maxTokens":1}`:
 			return json.RawMessage(`{"role":"assistant","content":{"type":"text","text":"ok"},"model":"m"}`)
-		case "list_roots":
+		case fn == "list_roots":
 			return json.RawMessage(`{"roots":[{"uri":"file:///a"}]}`)
 		}
 		return json.RawMessage(`{"error":{"message":"no elicitation"}}`)

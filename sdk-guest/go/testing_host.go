@@ -4,7 +4,6 @@ package mcpwasm
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/mcpwasm/mcpwasm/sdk-guest/go/internal/guest"
 )
@@ -26,28 +25,42 @@ type Notification struct {
 	Payload  json.RawMessage
 }
 
-// Invocation is the outcome of [Invoke]: what the host would have received.
-type Invocation struct {
-	// Output is call_tool's output, the CallToolResult JSON.
+// Outcome is what the host would have received from one export call in a
+// test. The Invocation of this package, and those of the resources and
+// prompts packages, are one with R their result type.
+type Outcome[R any] struct {
+	// Output is the export's output, the result JSON; nil when the call
+	// failed.
 	Output []byte
 	// Result is Output decoded.
-	Result Result
-	// Notifications are the notifications sent, in order.
+	Result R
+	// Notifications are the notifications the handler sent, in order.
 	Notifications []Notification
-	// Err is set when call_tool failed outright (error_set and a non-zero
-	// return), which only a malformed input causes.
+	// Err is the failure the host would answer the client with, as a
+	// JSON-RPC error (error_set and a non-zero return). For call_tool only a
+	// malformed input causes one: a tool's errors are isError results.
 	Err error
 }
 
+// TestOutcome runs run, the Go function behind one of the SDK's exports
+// (named export as in ABI.md), on input, and decodes its output into a
+// result of type R. The Invoke helpers of this package and of the
+// resources, prompts and completion packages are built on it; a plugin's
+// tests call those. It is available off wasip1 only.
+func TestOutcome[R any](export string, run func(input []byte) ([]byte, error), input []byte) Outcome[R] {
+	var o Outcome[R]
+	o.Output, o.Err = guest.Invoke(export, run, input, &o.Result)
+	o.Notifications = TestNotifications()
+	return o
+}
+
+// Invocation is the outcome of [Invoke]: what the host would have received
+// from call_tool.
+type Invocation struct{ Outcome[Result] }
+
 // Text is the text of the result's text blocks, joined by newlines.
 func (inv Invocation) Text() string {
-	var parts []string
-	for _, c := range inv.Result.Content {
-		if c.Type == "text" {
-			parts = append(parts, c.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
+	return guest.JoinText(inv.Result.Content, func(c Content) (string, bool) { return c.Text, c.Type == "text" })
 }
 
 // Invoke calls a registered tool the way the host's call_tool would, with
@@ -58,20 +71,14 @@ func Invoke(tool, arguments string) Invocation {
 	if arguments == "" {
 		arguments = "{}"
 	}
-	in, _ := json.Marshal(map[string]any{
-		"request": map[string]any{"name": tool, "arguments": json.RawMessage(arguments)},
-		"context": map[string]any{"plugin": "test", "tool": tool, "deadline_ms": 5000},
-	})
-	return InvokeInput(in)
+	request := map[string]any{"name": tool, "arguments": json.RawMessage(arguments)}
+	return InvokeInput(guest.TestInput(request, map[string]any{"tool": tool}))
 }
 
 // InvokeInput runs call_tool with a complete input envelope,
 // {"request": CallToolParams, "context": Context}.
 func InvokeInput(input []byte) Invocation {
-	var inv Invocation
-	inv.Output, inv.Err = guest.Invoke("call_tool", callTool, input, &inv.Result)
-	inv.Notifications = TestNotifications()
-	return inv
+	return Invocation{TestOutcome[Result]("call_tool", callTool, input)}
 }
 
 // TestNotifications returns the notifications sent since the last test

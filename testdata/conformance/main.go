@@ -117,6 +117,11 @@ func decode(req json.RawMessage, v any) error {
 	return nil
 }
 
+// listed is the handler of a list export that answers {key: items}.
+func listed(key string, items any) func(json.RawMessage, callContext) (any, error) {
+	return func(json.RawMessage, callContext) (any, error) { return map[string]any{key: items}, nil }
+}
+
 //go:wasmexport mcpwasm_abi_version
 func exportABIVersion() int32 { return 1 }
 
@@ -127,16 +132,16 @@ func exportListTools() int32 { return serve(listTools) }
 func exportCallTool() int32 { return serve(callTool) }
 
 //go:wasmexport list_resources
-func exportListResources() int32 { return serve(listResources) }
+func exportListResources() int32 { return serve(listed("resources", resources)) }
 
 //go:wasmexport list_resource_templates
-func exportListResourceTemplates() int32 { return serve(listResourceTemplates) }
+func exportListResourceTemplates() int32 { return serve(listed("resourceTemplates", templates)) }
 
 //go:wasmexport read_resource
 func exportReadResource() int32 { return serve(readResource) }
 
 //go:wasmexport list_prompts
-func exportListPrompts() int32 { return serve(listPrompts) }
+func exportListPrompts() int32 { return serve(listed("prompts", prompts)) }
 
 //go:wasmexport get_prompt
 func exportGetPrompt() int32 { return serve(getPrompt) }

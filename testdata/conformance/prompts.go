@@ -42,12 +42,6 @@ var prompts = []prompt{
 	{Name: "test_prompt_with_image", Title: "Prompt With Image", Description: "A prompt that includes image content"},
 }
 
-func listPrompts(json.RawMessage, callContext) (any, error) {
-	return struct {
-		Prompts []prompt `json:"prompts"`
-	}{prompts}, nil
-}
-
 func getPrompt(req json.RawMessage, _ callContext) (any, error) {
 	var params struct {
 		Name      string            `json:"name"`

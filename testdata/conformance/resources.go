@@ -38,18 +38,6 @@ var templates = []resourceTemplate{
 	{templatePrefix + "{id}" + templateSuffix, "template", "A resource template with parameter substitution", "application/json"},
 }
 
-func listResources(json.RawMessage, callContext) (any, error) {
-	return struct {
-		Resources []resource `json:"resources"`
-	}{resources}, nil
-}
-
-func listResourceTemplates(json.RawMessage, callContext) (any, error) {
-	return struct {
-		ResourceTemplates []resourceTemplate `json:"resourceTemplates"`
-	}{templates}, nil
-}
-
 func readResource(req json.RawMessage, _ callContext) (any, error) {
 	var params struct {
 		URI string `json:"uri"`

@@ -34,11 +34,8 @@ func registerTools() {
 
 	mcpwasm.Tool("roots", "List the client's roots", anyObject, func(c *mcpwasm.Call) (*mcpwasm.Result, error) {
 		roots, err := c.ListRoots()
-		if unavailable(err) {
-			return mcpwasm.Error("roots unavailable: " + err.Error()), nil
-		}
 		if err != nil {
-			return nil, err
+			return failed("roots", err)
 		}
 		return mcpwasm.Text(joinURIs(roots)), nil
 	})
@@ -102,12 +99,8 @@ func ask(c *mcpwasm.Call) (*mcpwasm.Result, error) {
 			Text string `json:"text"`
 		} `json:"content"`
 	}
-	err := c.CreateMessage(params, &answer)
-	if unavailable(err) {
-		return mcpwasm.Error("sampling unavailable: " + err.Error()), nil
-	}
-	if err != nil {
-		return nil, err
+	if err := c.CreateMessage(params, &answer); err != nil {
+		return failed("sampling", err)
 	}
 	return mcpwasm.Text("model said: " + answer.Content.Text), nil
 }
@@ -124,12 +117,8 @@ func elicit(c *mcpwasm.Call) (*mcpwasm.Result, error) {
 			Name string `json:"name"`
 		} `json:"content"`
 	}
-	err := c.Elicit(params, &answer)
-	if unavailable(err) {
-		return mcpwasm.Error("elicitation unavailable: " + err.Error()), nil
-	}
-	if err != nil {
-		return nil, err
+	if err := c.Elicit(params, &answer); err != nil {
+		return failed("elicitation", err)
 	}
 	return mcpwasm.Text(answer.Action + " " + answer.Content.Name), nil
 }
@@ -138,7 +127,12 @@ func elicit(c *mcpwasm.Call) (*mcpwasm.Result, error) {
 // request. A type assertion, not errors.As: TinyGo 0.40's errors.As panics
 // for a concrete target type (its reflect lacks AssignableTo with an
 // interface), and the SDK returns *HostError unwrapped.
-func unavailable(err error) bool {
-	_, ok := err.(*mcpwasm.HostError)
-	return ok
+// failed answers a client request's error: an isError result "<what>
+// unavailable: ..." when the host could not make the request (a
+// *mcpwasm.HostError: the client lacks the capability), else err itself.
+func failed(what string, err error) (*mcpwasm.Result, error) {
+	if _, ok := err.(*mcpwasm.HostError); ok {
+		return mcpwasm.Error(what + " unavailable: " + err.Error()), nil
+	}
+	return nil, err
 }

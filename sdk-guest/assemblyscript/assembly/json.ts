@@ -177,32 +177,48 @@ class Parser {
     return true;
   }
 
-  array(): JSONValue | null {
-    if (!this.enter()) return null;
-    const out = JSONValue.array();
+  /**
+   * At a container's opening bracket: 1 past it when items follow, 0 past
+   * `close` too when it is empty, -1 after fail (nested too deep).
+   */
+  open(close: i32): i32 {
+    if (!this.enter()) return -1;
     this.ws();
-    if (this.peek() == 0x5d) { this.i++; this.depth--; return out; }
-    while (true) {
+    if (this.peek() != close) return 1;
+    this.i++;
+    this.depth--;
+    return 0;
+  }
+
+  /**
+   * After a container's item: 1 past a ',' (another item follows), 0 past
+   * `close` (the container ends), -1 after fail (`what`: "array", "object").
+   */
+  more(close: i32, what: string): i32 {
+    this.ws();
+    const c = this.peek();
+    if (c == 0x2c) { this.i++; return 1; }
+    if (c == close) { this.i++; this.depth--; return 0; }
+    this.fail(c < 0 ? "unexpected end of input in an " + what : "expected ',' or '" + String.fromCharCode(close) + "'");
+    return -1;
+  }
+
+  array(): JSONValue | null {
+    const out = JSONValue.array();
+    let m = this.open(0x5d);
+    while (m > 0) {
       const v = this.any();
       if (v == null) return null;
       out.items!.push(v);
-      this.ws();
-      const c = this.peek();
-      if (c == 0x2c) { this.i++; continue; }
-      if (c == 0x5d) break;
-      return this.fail(c < 0 ? "unexpected end of input in an array" : "expected ',' or ']'");
+      m = this.more(0x5d, "array");
     }
-    this.i++;
-    this.depth--;
-    return out;
+    return m == 0 ? out : null;
   }
 
   object(): JSONValue | null {
-    if (!this.enter()) return null;
     const out = JSONValue.object();
-    this.ws();
-    if (this.peek() == 0x7d) { this.i++; this.depth--; return out; }
-    while (true) {
+    let m = this.open(0x7d);
+    while (m > 0) {
       this.ws();
       if (this.peek() != 0x22) return this.fail("expected a string key");
       const k = this.string();
@@ -214,15 +230,9 @@ class Parser {
       if (v == null) return null;
       out.keys!.push(k);
       out.items!.push(v);
-      this.ws();
-      const c = this.peek();
-      if (c == 0x2c) { this.i++; continue; }
-      if (c == 0x7d) break;
-      return this.fail(c < 0 ? "unexpected end of input in an object" : "expected ',' or '}'");
+      m = this.more(0x7d, "object");
     }
-    this.i++;
-    this.depth--;
-    return out;
+    return m == 0 ? out : null;
   }
 
   hex4(): i32 {

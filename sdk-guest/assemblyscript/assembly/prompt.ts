@@ -3,9 +3,9 @@
 // returns.
 
 import { JSONValue, stringField, stringOr } from "./json";
-import { Envelope, Request, argumentsOf, readEnvelope } from "./envelope";
+import { Request, outputListing, readNamed } from "./envelope";
 import { outputString, setError } from "./host";
-import { validName } from "./tool";
+import { namedListing } from "./tool";
 import { textBlock } from "./client";
 import { Completer, addCompletion } from "./completion";
 
@@ -114,40 +114,32 @@ export class PromptResult {
 
 /** The body of the list_prompts export. */
 export function listPrompts(): i32 {
-  const list = JSONValue.array();
-  for (let i = 0; i < prompts.length; i++) {
-    const p = prompts[i];
-    if (!validName(p.name)) { setError("prompt name \"" + p.name + "\" must be 1-64 characters of [A-Za-z0-9_-]"); return 1; }
-    for (let j = 0; j < i; j++) {
-      if (prompts[j].name == p.name) { setError("prompt " + p.name + " is declared twice"); return 1; }
-    }
-    const v = JSONValue.object().setString("name", p.name);
-    const title = p.title;
-    if (title != null) v.setString("title", title);
-    v.setString("description", p.description);
-    const args = JSONValue.array();
-    for (let k = 0; k < p.arguments.length; k++) {
-      const a = p.arguments[k];
-      const av = JSONValue.object().setString("name", a.name);
-      if (a.description.length > 0) av.setString("description", a.description);
-      if (a.required) av.setBool("required", true);
-      args.push(av);
-    }
-    if (args.length > 0) v.set("arguments", args);
-    list.push(v);
+  return outputListing("prompts", prompts.length, promptListing);
+}
+
+/** prompts[i]'s entry in list_prompts, or null after error_set. */
+function promptListing(i: i32): JSONValue | null {
+  const p = prompts[i];
+  const v = namedListing<Prompt>(prompts, i, "prompt");
+  if (v == null) return null;
+  const args = JSONValue.array();
+  for (let k = 0; k < p.arguments.length; k++) {
+    const a = p.arguments[k];
+    const av = JSONValue.object().setString("name", a.name);
+    if (a.description.length > 0) av.setString("description", a.description);
+    if (a.required) av.setBool("required", true);
+    args.push(av);
   }
-  outputString(JSONValue.object().set("prompts", list).stringify());
-  return 0;
+  if (args.length > 0) v.set("arguments", args);
+  return v;
 }
 
 /** The body of the get_prompt export. */
 export function getPrompt(): i32 {
-  const env: Envelope | null = readEnvelope("get_prompt");
+  const env = readNamed("get_prompt", "name", true);
   if (env == null) return 1;
-  const name = stringField(env.request, "name");
-  if (name == null) { setError("mcpwasm: malformed get_prompt input: no request.name"); return 1; }
-  const args = argumentsOf(env.request, "get_prompt");
-  if (args == null) return 1;
+  const name = env.name;
+  const args = env.args;
   let prompt: Prompt | null = null;
   for (let i = 0; i < prompts.length; i++) if (prompts[i].name == name) { prompt = prompts[i]; break; }
   if (prompt == null) { setError("prompt " + name + " not found"); return 1; }

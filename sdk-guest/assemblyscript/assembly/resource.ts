@@ -2,8 +2,8 @@
 // list_resources, list_resource_templates and read_resource bodies, the
 // ReadRequest a handler receives and the ResourceResult it returns.
 
-import { JSONValue, parseJSON, jsonError, stringField } from "./json";
-import { Envelope, Request, readEnvelope } from "./envelope";
+import { JSONValue, parseJSON, jsonError } from "./json";
+import { Request, outputListing, readNamed } from "./envelope";
 import { outputString, setError } from "./host";
 import { base64 } from "./tool";
 import { URITemplate } from "./uritemplate";
@@ -196,42 +196,42 @@ function describe(v: JSONValue, what: string, title: string | null, description:
 
 /** The body of the list_resources export. */
 export function listResources(): i32 {
-  const list = JSONValue.array();
-  for (let i = 0; i < resources.length; i++) {
-    const r = resources[i];
-    if (r.uri.length == 0 || r.name.length == 0) { setError("resource #" + i.toString() + " needs a uri and a name"); return 1; }
-    for (let j = 0; j < i; j++) {
-      if (resources[j].uri == r.uri) { setError("resource " + r.uri + " is declared twice"); return 1; }
-    }
-    const v = JSONValue.object().setString("uri", r.uri).setString("name", r.name);
-    if (!describe(v, "resource " + r.uri, r.title, r.description, r.mimeType, r.annotations)) return 1;
-    if (r.size >= 0) v.setNumber("size", <f64>r.size);
-    list.push(v);
+  return outputListing("resources", resources.length, resourceListing);
+}
+
+/** resources[i]'s entry in list_resources, or null after error_set. */
+function resourceListing(i: i32): JSONValue | null {
+  const r = resources[i];
+  if (r.uri.length == 0 || r.name.length == 0) { setError("resource #" + i.toString() + " needs a uri and a name"); return null; }
+  for (let j = 0; j < i; j++) {
+    if (resources[j].uri == r.uri) { setError("resource " + r.uri + " is declared twice"); return null; }
   }
-  outputString(JSONValue.object().set("resources", list).stringify());
-  return 0;
+  const v = JSONValue.object().setString("uri", r.uri).setString("name", r.name);
+  if (!describe(v, "resource " + r.uri, r.title, r.description, r.mimeType, r.annotations)) return null;
+  if (r.size >= 0) v.setNumber("size", <f64>r.size);
+  return v;
 }
 
 /** The body of the list_resource_templates export. */
 export function listResourceTemplates(): i32 {
-  const list = JSONValue.array();
-  for (let i = 0; i < templates.length; i++) {
-    const t = templates[i];
-    if (t.name.length == 0) { setError("resource template " + t.uriTemplate + " needs a name"); return 1; }
-    if (t.uriTemplate.length == 0 || t.parsed.error.length > 0) {
-      setError("resource template \"" + t.uriTemplate + "\" is not a valid URI template: " +
-        (t.uriTemplate.length == 0 ? "it is empty" : t.parsed.error));
-      return 1;
-    }
-    for (let j = 0; j < i; j++) {
-      if (templates[j].uriTemplate == t.uriTemplate) { setError("resource template " + t.uriTemplate + " is declared twice"); return 1; }
-    }
-    const v = JSONValue.object().setString("uriTemplate", t.uriTemplate).setString("name", t.name);
-    if (!describe(v, "resource template " + t.uriTemplate, t.title, t.description, t.mimeType, t.annotations)) return 1;
-    list.push(v);
+  return outputListing("resourceTemplates", templates.length, templateListing);
+}
+
+/** templates[i]'s entry in list_resource_templates, or null after error_set. */
+function templateListing(i: i32): JSONValue | null {
+  const t = templates[i];
+  if (t.name.length == 0) { setError("resource template " + t.uriTemplate + " needs a name"); return null; }
+  if (t.uriTemplate.length == 0 || t.parsed.error.length > 0) {
+    setError("resource template \"" + t.uriTemplate + "\" is not a valid URI template: " +
+      (t.uriTemplate.length == 0 ? "it is empty" : t.parsed.error));
+    return null;
   }
-  outputString(JSONValue.object().set("resourceTemplates", list).stringify());
-  return 0;
+  for (let j = 0; j < i; j++) {
+    if (templates[j].uriTemplate == t.uriTemplate) { setError("resource template " + t.uriTemplate + " is declared twice"); return null; }
+  }
+  const v = JSONValue.object().setString("uriTemplate", t.uriTemplate).setString("name", t.name);
+  if (!describe(v, "resource template " + t.uriTemplate, t.title, t.description, t.mimeType, t.annotations)) return null;
+  return v;
 }
 
 /**
@@ -239,10 +239,9 @@ export function listResourceTemplates(): i32 {
  * else the first template (in registration order) that matches it.
  */
 export function readResource(): i32 {
-  const env: Envelope | null = readEnvelope("read_resource");
+  const env = readNamed("read_resource", "uri", false);
   if (env == null) return 1;
-  const uri = stringField(env.request, "uri");
-  if (uri == null) { setError("mcpwasm: malformed read_resource input: no request.uri"); return 1; }
+  const uri = env.name;
   const req = new ReadRequest(env.context, env.request.get("_meta"));
   req.uri = uri;
   let handler: ResourceHandler | null = null;

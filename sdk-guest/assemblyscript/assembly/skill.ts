@@ -8,7 +8,8 @@
 // writes registerSkill("review").text("SKILL.md", "...")... for every file.
 
 import { JSONValue } from "./json";
-import { outputString, setError } from "./host";
+import { setError } from "./host";
+import { outputList } from "./envelope";
 import { base64 } from "./tool";
 
 class SkillFile {
@@ -89,8 +90,7 @@ export function listSkills(): i32 {
     if (!hasMD) { setError("skill " + s.path + " has no SKILL.md"); return 1; }
     list.push(JSONValue.object().setString("path", s.path).set("files", files));
   }
-  outputString(JSONValue.object().set("skills", list).stringify());
-  return 0;
+  return outputList("skills", list);
 }
 
 /** mcpwasm ABI 1.1 export: {"skills": [{"path", "files"}]} of every registered skill. */

@@ -1,8 +1,8 @@
 // Tools: registration, the Call a handler receives and the ToolResult it returns.
 
-import { JSONValue, parseJSON, jsonError, stringField } from "./json";
+import { JSONValue, parseJSON, jsonError } from "./json";
 import { outputString, setError } from "./host";
-import { Envelope, Request, argumentsOf, readEnvelope } from "./envelope";
+import { Request, outputListing, readNamed } from "./envelope";
 
 /** A tool handler. Return ToolResult.error(...) for failures the model should see. */
 export type Handler = (call: Call) => ToolResult;
@@ -146,6 +146,25 @@ export function base64(data: Uint8Array): string {
   return parts.join("");
 }
 
+/**
+ * Starts the listing of items[i], a tool or a prompt (`what`):
+ * {"name", "title"?, "description"}. When its name is not valid, or an
+ * earlier item has it, it calls error_set and returns null; the export
+ * should then return 1.
+ */
+export function namedListing<T>(items: T[], i: i32, what: string): JSONValue | null {
+  const it = items[i];
+  if (!validName(it.name)) { setError(what + " name \"" + it.name + "\" must be 1-64 characters of [A-Za-z0-9_-]"); return null; }
+  for (let j = 0; j < i; j++) {
+    if (items[j].name == it.name) { setError(what + " " + it.name + " is declared twice"); return null; }
+  }
+  const v = JSONValue.object().setString("name", it.name);
+  const title = it.title;
+  if (title != null) v.setString("title", title);
+  v.setString("description", it.description);
+  return v;
+}
+
 /** Whether `s` is a valid tool or prompt name: 1-64 characters of [A-Za-z0-9_-], the host's rule. */
 export function validName(s: string): bool {
   if (s.length == 0 || s.length > 64) return false;
@@ -169,67 +188,57 @@ function schemaOf(t: Tool, what: string, text: string): JSONValue | null {
 
 /** The body of the list_tools export. */
 export function listTools(): i32 {
-  const list = JSONValue.array();
-  for (let i = 0; i < tools.length; i++) {
-    const t = tools[i];
-    if (!validName(t.name)) { setError("tool name \"" + t.name + "\" must be 1-64 characters of [A-Za-z0-9_-]"); return 1; }
-    for (let j = 0; j < i; j++) {
-      if (tools[j].name == t.name) { setError("tool " + t.name + " is declared twice"); return 1; }
-    }
-    const v = JSONValue.object().setString("name", t.name);
-    const title = t.title;
-    if (title != null) v.setString("title", title);
-    v.setString("description", t.description);
-    const input = schemaOf(t, "inputSchema", t.inputSchema);
-    if (input == null) return 1;
-    v.set("inputSchema", input);
-    const os = t.outputSchema;
-    if (os != null) {
-      const out = schemaOf(t, "outputSchema", os);
-      if (out == null) return 1;
-      v.set("outputSchema", out);
-    }
-    const an = t.annotations;
-    if (an != null) {
-      const a = parseJSON(an);
-      if (a == null) { setError("tool " + t.name + ": annotations are not valid JSON: " + jsonError()); return 1; }
-      v.set("annotations", a);
-    }
-    const task = t.task;
-    if (task != null) {
-      if (task != "optional" && task != "required") {
-        setError("tool " + t.name + ": task mode must be \"optional\" or \"required\", not \"" + task + "\""); return 1;
-      }
-      const e = JSONValue.object().setString("taskSupport", task);
-      if (t.taskInputFirst) e.setBool("inputFirst", true);
-      v.set("execution", e);
-    } else if (t.taskInputFirst) {
-      setError("tool " + t.name + ": withTaskInputFirst without withTask"); return 1;
-    }
-    list.push(v);
+  return outputListing("tools", tools.length, toolListing);
+}
+
+/** tools[i]'s entry in list_tools, or null after error_set. */
+function toolListing(i: i32): JSONValue | null {
+  const t = tools[i];
+  const v = namedListing<Tool>(tools, i, "tool");
+  if (v == null) return null;
+  const input = schemaOf(t, "inputSchema", t.inputSchema);
+  if (input == null) return null;
+  v.set("inputSchema", input);
+  const os = t.outputSchema;
+  if (os != null) {
+    const out = schemaOf(t, "outputSchema", os);
+    if (out == null) return null;
+    v.set("outputSchema", out);
   }
-  outputString(JSONValue.object().set("tools", list).stringify());
-  return 0;
+  const an = t.annotations;
+  if (an != null) {
+    const a = parseJSON(an);
+    if (a == null) { setError("tool " + t.name + ": annotations are not valid JSON: " + jsonError()); return null; }
+    v.set("annotations", a);
+  }
+  const task = t.task;
+  if (task != null) {
+    if (task != "optional" && task != "required") {
+      setError("tool " + t.name + ": task mode must be \"optional\" or \"required\", not \"" + task + "\""); return null;
+    }
+    const e = JSONValue.object().setString("taskSupport", task);
+    if (t.taskInputFirst) e.setBool("inputFirst", true);
+    v.set("execution", e);
+  } else if (t.taskInputFirst) {
+    setError("tool " + t.name + ": withTaskInputFirst without withTask"); return null;
+  }
+  return v;
 }
 
 /** The body of the call_tool export. */
 export function callTool(): i32 {
-  const env: Envelope | null = readEnvelope("call_tool");
+  const env = readNamed("call_tool", "name", true);
   if (env == null) return 1;
-  const name = stringField(env.request, "name");
-  if (name == null) { setError("mcpwasm: malformed call_tool input: no request.name"); return 1; }
-  const args = argumentsOf(env.request, "call_tool");
-  if (args == null) return 1;
-  const call = new Call(name, args, env.request.get("_meta"), env.context);
+  const call = new Call(env.name, env.args, env.request.get("_meta"), env.context);
   let result: ToolResult | null = null;
   for (let i = 0; i < tools.length; i++) {
-    if (tools[i].name == name) {
+    if (tools[i].name == env.name) {
       const handler = tools[i].handler;
       result = handler(call);
       break;
     }
   }
-  if (result == null) result = ToolResult.error("unknown tool \"" + name + "\"");
+  if (result == null) result = ToolResult.error("unknown tool \"" + env.name + "\"");
   const argError = call.argError;
   if (argError != null) result = ToolResult.error(argError);
   outputString(result.toJSON().stringify());

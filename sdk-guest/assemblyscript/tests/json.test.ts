@@ -64,6 +64,13 @@ export function run(): string {
   bad("[1,2", "end of input");
   bad("[1,]", "expected a JSON value");
   bad("[1 2]", "expected ',' or ']'");
+  bad("{\"a\":1 2}", "expected ',' or '}'");
+  bad("[[1]", "unexpected end of input in an array");
+  bad("{\"a\":1", "unexpected end of input in an object");
+  // Siblings do not add up: a closed container gives its level back.
+  let wide = "[";
+  for (let k = 0; k < 200; k++) wide += (k > 0 ? "," : "") + "[0],{\"a\":{}},[]";
+  check(parseJSON(wide + "]") != null, "200 sibling containers: " + jsonError());
   bad("{\"a\" 1}", "expected ':'");
   bad("{\"a\":1,}", "expected a string key");
   bad("{a:1}", "expected a string key");

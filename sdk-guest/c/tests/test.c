@@ -283,6 +283,7 @@ static void test_exports(void) {
         CHECK(strncmp(out + 35, "abcdefghij", n) == 0 && out[35 + n] == '|');
     }
     run(call_tool, "{\"request\":{\"name\":\"echo\"}} x", 1);
+    CHECK_STR(run(call_tool, "{\"request\":{}}", 1), "call_tool: the request has no tool name");
     /* Too deep: the envelope takes 3 of the 64 levels, so arguments {"x": 61 arrays}
      * still parse and 62 fail, with their own message (not "not an envelope"). */
     for (int arrays = 61; arrays <= 62; arrays++) {
@@ -327,6 +328,7 @@ static void test_exports(void) {
               "{\"messages\":[{\"role\":\"user\",\"content\":{\"type\":\"text\",\"text\":\"Ada\"}},{\"role\":\"assistant\",\"content\":{\"type\":\"text\",\"text\":\"ok\"}}]}");
     CHECK_STR(run(get_prompt, "{\"request\":{\"name\":\"hello\",\"arguments\":{\"who\":\"\"}}}", 1), "prompt hello: who is required");
     CHECK_STR(run(get_prompt, "{\"request\":{\"name\":\"bye\"}}", 1), "prompt not found: bye");
+    CHECK_STR(run(get_prompt, "{\"request\":{}}", 1), "get_prompt: the request has no prompt name");
     /* Completion: 150 values are cut to 100 with total and hasMore; unknown refs complete to nothing. */
     out = run(complete, "{\"request\":{\"ref\":{\"type\":\"ref/prompt\",\"name\":\"hello\"},\"argument\":{\"name\":\"who\",\"value\":\"x\"}}}", 0);
     mcpwasm_json c = mcpwasm_json_get(parse(out), "completion");

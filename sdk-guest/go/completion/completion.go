@@ -14,7 +14,6 @@
 package completion
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -108,37 +107,26 @@ func check() error {
 			return errors.New("a completion for " + guest.Quote(c.argument) + " of " + guest.Quote(c.ref.Name+c.ref.URI) + " is registered twice")
 		}
 		seen[k] = true
-		what := "completion.ForTemplate(" + guest.Quote(c.ref.URI) + ", " + guest.Quote(c.argument) + ")"
+		// The prompt or template completed, what declares its arguments, and
+		// how messages name them.
+		declared, id, kind, ctor, how, none := guest.TemplateVariables, c.ref.URI, "resource template", "completion.ForTemplate(", "resources.Template", "the template has no variable "
 		if c.ref.Type == RefPrompt {
-			what = "completion.ForPrompt(" + guest.Quote(c.ref.Name) + ", " + guest.Quote(c.argument) + ")"
+			declared, id, kind, ctor, how, none = guest.PromptArguments, c.ref.Name, "prompt", "completion.ForPrompt(", "prompts.Prompt", "the prompt declares no argument "
 		}
+		what := ctor + guest.Quote(id) + ", " + guest.Quote(c.argument) + ")"
 		if c.handler == nil {
 			return errors.New(what + " has no handler")
 		}
-		if c.ref.Type == RefPrompt {
-			var args []string
-			ok := guest.PromptArguments != nil
-			if ok {
-				args, ok = guest.PromptArguments(c.ref.Name)
-			}
-			if !ok {
-				return errors.New(what + ": the plugin declares no prompt " + guest.Quote(c.ref.Name) + " (declare it with prompts.Prompt)")
-			}
-			if !contains(args, c.argument) {
-				return errors.New(what + ": the prompt declares no argument " + guest.Quote(c.argument))
-			}
-			continue
-		}
-		var vars []string
-		ok := guest.TemplateVariables != nil
+		var names []string
+		ok := declared != nil
 		if ok {
-			vars, ok = guest.TemplateVariables(c.ref.URI)
+			names, ok = declared(id)
 		}
 		if !ok {
-			return errors.New(what + ": the plugin declares no resource template " + guest.Quote(c.ref.URI) + " (declare it with resources.Template)")
+			return errors.New(what + ": the plugin declares no " + kind + " " + guest.Quote(id) + " (declare it with " + how + ")")
 		}
-		if !contains(vars, c.argument) {
-			return errors.New(what + ": the template has no variable " + guest.Quote(c.argument))
+		if !contains(names, c.argument) {
+			return errors.New(what + ": " + none + guest.Quote(c.argument))
 		}
 	}
 	return nil
@@ -160,23 +148,20 @@ const maxValues = 100
 // error that fails the export.
 func complete(input []byte) ([]byte, error) {
 	guest.StartCall()
-	var env struct {
-		Request struct {
-			Ref      Ref `json:"ref"`
-			Argument struct {
-				Name  string `json:"name"`
-				Value string `json:"value"`
-			} `json:"argument"`
-			Context struct {
-				Arguments map[string]string `json:"arguments"`
-			} `json:"context"`
-		} `json:"request"`
-		Context mcpwasm.Context `json:"context"`
+	type request struct {
+		Ref      Ref `json:"ref"`
+		Argument struct {
+			Name  string `json:"name"`
+			Value string `json:"value"`
+		} `json:"argument"`
+		Context struct {
+			Arguments map[string]string `json:"arguments"`
+		} `json:"context"`
 	}
-	if err := json.Unmarshal(input, &env); err != nil {
-		return nil, errors.New("mcpwasm: complete input is not a {request, context} object: " + err.Error())
+	req, ctx, err := guest.Decode[request, mcpwasm.Context]("complete", "", input)
+	if err != nil {
+		return nil, err
 	}
-	req := env.Request
 	var h Handler
 	for _, c := range completers {
 		if c.ref.Type == req.Ref.Type && c.argument == req.Argument.Name &&
@@ -188,12 +173,8 @@ func complete(input []byte) ([]byte, error) {
 	var values []string
 	if h != nil {
 		r := &Request{Ref: req.Ref, Argument: req.Argument.Name, Value: req.Argument.Value,
-			Resolved: req.Context.Arguments, Host: mcpwasm.Host{Context: env.Context}}
-		var err error
-		what := "the completion of " + guest.Quote(req.Argument.Name)
-		if perr := guest.Guard(what, func() { values, err = h(r) }); perr != nil {
-			return nil, perr
-		}
+			Resolved: req.Context.Arguments, Host: mcpwasm.Host{Context: ctx}}
+		values, err = guest.Handle("the completion of "+guest.Quote(req.Argument.Name), func() ([]string, error) { return h(r) })
 		if err != nil {
 			return nil, err
 		}

@@ -3,8 +3,6 @@
 package completion
 
 import (
-	"encoding/json"
-
 	mcpwasm "github.com/mcpwasm/mcpwasm/sdk-guest/go"
 	"github.com/mcpwasm/mcpwasm/sdk-guest/go/internal/guest"
 )
@@ -30,26 +28,21 @@ type Invocation struct {
 // value, the way the host's complete would, with a context naming plugin
 // "test". It is available off wasip1 only, for tests.
 func Invoke(ref Ref, argument, value string) Invocation {
-	in, _ := json.Marshal(map[string]any{
-		"request": map[string]any{"ref": ref, "argument": map[string]string{"name": argument, "value": value}},
-		"context": map[string]any{"plugin": "test", "deadline_ms": 5000},
-	})
-	return InvokeInput(in)
+	request := map[string]any{"ref": ref, "argument": map[string]string{"name": argument, "value": value}}
+	return InvokeInput(guest.TestInput(request, nil))
 }
 
 // InvokeInput runs complete with a complete input envelope,
 // {"request": CompleteRequest params, "context": Context}.
 func InvokeInput(input []byte) Invocation {
-	var res struct {
+	type completed struct {
 		Completion struct {
 			Values  []string `json:"values"`
 			Total   int      `json:"total"`
 			HasMore bool     `json:"hasMore"`
 		} `json:"completion"`
 	}
-	var inv Invocation
-	inv.Output, inv.Err = guest.Invoke("complete", complete, input, &res)
-	inv.Values, inv.Total, inv.HasMore = res.Completion.Values, res.Completion.Total, res.Completion.HasMore
-	inv.Notifications = mcpwasm.TestNotifications()
-	return inv
+	o := mcpwasm.TestOutcome[completed]("complete", complete, input)
+	c := o.Result.Completion
+	return Invocation{Output: o.Output, Values: c.Values, Total: c.Total, HasMore: c.HasMore, Notifications: o.Notifications, Err: o.Err}
 }

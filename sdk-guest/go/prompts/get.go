@@ -1,7 +1,6 @@
 package prompts
 
 import (
-	"encoding/json"
 	"errors"
 
 	mcpwasm "github.com/mcpwasm/mcpwasm/sdk-guest/go"
@@ -12,17 +11,15 @@ import (
 // error that fails the export (its message reaches the client).
 func get(input []byte) ([]byte, error) {
 	guest.StartCall()
-	var env struct {
-		Request struct {
-			Name      string            `json:"name"`
-			Arguments map[string]string `json:"arguments"`
-		} `json:"request"`
-		Context mcpwasm.Context `json:"context"`
+	type request struct {
+		Name      string            `json:"name"`
+		Arguments map[string]string `json:"arguments"`
 	}
-	if err := json.Unmarshal(input, &env); err != nil {
-		return nil, errors.New("mcpwasm: get_prompt input is not a {request, context} object with string arguments: " + err.Error())
+	req, ctx, err := guest.Decode[request, mcpwasm.Context]("get_prompt", " with string arguments", input)
+	if err != nil {
+		return nil, err
 	}
-	name := env.Request.Name
+	name := req.Name
 	var d *Def
 	for _, p := range prompts {
 		if p.name == name {
@@ -33,7 +30,7 @@ func get(input []byte) ([]byte, error) {
 	if d == nil {
 		return nil, errors.New("prompt " + guest.Quote(name) + " not found")
 	}
-	args := env.Request.Arguments
+	args := req.Arguments
 	if args == nil {
 		args = map[string]string{}
 	}
@@ -42,12 +39,8 @@ func get(input []byte) ([]byte, error) {
 			return nil, errors.New(a.Name + " is required")
 		}
 	}
-	r := &Request{Name: name, Arguments: args, Host: mcpwasm.Host{Context: env.Context}}
-	var res *Result
-	var err error
-	if perr := guest.Guard("the prompt "+guest.Quote(name), func() { res, err = d.handler(r) }); perr != nil {
-		return nil, perr
-	}
+	r := &Request{Name: name, Arguments: args, Host: mcpwasm.Host{Context: ctx}}
+	res, err := guest.Handle("the prompt "+guest.Quote(name), func() (*Result, error) { return d.handler(r) })
 	if err != nil {
 		return nil, err
 	}

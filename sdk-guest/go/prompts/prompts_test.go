@@ -143,8 +143,12 @@ func TestGetSeesRequestAndHost(t *testing.T) {
 
 func TestMalformedInput(t *testing.T) {
 	for _, in := range []string{`garbage`, `{"request":{"name":"p","arguments":{"a":1}}}`} {
-		if inv := InvokeInput([]byte(in)); inv.Err == nil || inv.Output != nil {
-			t.Errorf("%s: want an error and no output, got %s", in, inv.Output)
+		inv := InvokeInput([]byte(in))
+		if inv.Err == nil || inv.Output != nil {
+			t.Fatalf("%s: want an error and no output, got %s", in, inv.Output)
+		}
+		if want := "mcpwasm: get_prompt input is not a {request, context} object with string arguments: "; !strings.HasPrefix(inv.Err.Error(), want) {
+			t.Errorf("%s: error %q, want it to begin %q", in, inv.Err, want)
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package resources
 
 import (
-	"encoding/json"
 	"errors"
 
 	mcpwasm "github.com/mcpwasm/mcpwasm/sdk-guest/go"
@@ -12,26 +11,20 @@ import (
 // the error that fails the export (its message reaches the client).
 func read(input []byte) ([]byte, error) {
 	guest.StartCall()
-	var env struct {
-		Request struct {
-			URI string `json:"uri"`
-		} `json:"request"`
-		Context mcpwasm.Context `json:"context"`
+	type request struct {
+		URI string `json:"uri"`
 	}
-	if err := json.Unmarshal(input, &env); err != nil {
-		return nil, errors.New("mcpwasm: read_resource input is not a {request, context} object: " + err.Error())
+	req, ctx, err := guest.Decode[request, mcpwasm.Context]("read_resource", "", input)
+	if err != nil {
+		return nil, err
 	}
-	uri := env.Request.URI
-	r := &Request{URI: uri, Host: mcpwasm.Host{Context: env.Context}}
+	uri := req.URI
+	r := &Request{URI: uri, Host: mcpwasm.Host{Context: ctx}}
 	h, mimeType := find(r)
 	if h == nil {
 		return nil, errors.New("resource " + guest.Quote(uri) + " not found: this plugin declares no such resource and no template matches it")
 	}
-	var res *Result
-	var err error
-	if perr := guest.Guard("the read of the resource "+guest.Quote(uri), func() { res, err = h(r) }); perr != nil {
-		return nil, perr
-	}
+	res, err := guest.Handle("the read of the resource "+guest.Quote(uri), func() (*Result, error) { return h(r) })
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,7 @@
 // Everything here is `#[inline]`, for the reason given at the top of io.rs.
 
 use crate::json::{self, Value};
-use crate::prompt::{image_block, message, text_block, Role};
+use crate::prompt::message_builders;
 
 #[cfg(target_arch = "wasm32")]
 mod sys {
@@ -125,22 +125,7 @@ impl SamplingRequest {
     pub fn new(max_tokens: i64) -> SamplingRequest {
         SamplingRequest { messages: Vec::new(), max_tokens, extra: Value::object() }
     }
-    /// Appends a text message.
-    #[inline]
-    pub fn with_text(self, role: Role, text: impl Into<String>) -> SamplingRequest {
-        self.with_content(role, text_block(text.into()))
-    }
-    /// Appends an image message; `data` is the raw image, base64-encoded here.
-    #[inline]
-    pub fn with_image(self, role: Role, data: &[u8], mime_type: &str) -> SamplingRequest {
-        self.with_content(role, image_block(data, mime_type))
-    }
-    /// Appends a message with any MCP content block.
-    #[inline]
-    pub fn with_content(mut self, role: Role, block: Value) -> SamplingRequest {
-        self.messages.push(message(role, block));
-        self
-    }
+    message_builders!(SamplingRequest);
     /// Sets `systemPrompt`.
     #[inline]
     pub fn system_prompt(self, prompt: &str) -> SamplingRequest {

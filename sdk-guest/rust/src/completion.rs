@@ -101,16 +101,17 @@ impl CompleteRequest {
     /// The prompt's declared name, for a `ref/prompt`.
     #[inline]
     pub fn prompt(&self) -> Option<&str> {
-        if self.ref_type == "ref/prompt" {
-            Some(&self.target)
-        } else {
-            None
-        }
+        self.target_of("ref/prompt")
     }
     /// The URI or URI template, for a `ref/resource`.
     #[inline]
     pub fn uri(&self) -> Option<&str> {
-        if self.ref_type == "ref/resource" {
+        self.target_of("ref/resource")
+    }
+    /// The reference's target when it is of type `ref_type`.
+    #[inline]
+    fn target_of(&self, ref_type: &str) -> Option<&str> {
+        if self.ref_type == ref_type {
             Some(&self.target)
         } else {
             None

@@ -450,3 +450,4 @@ pub struct ReadmeDoctests;
 // Added after the rest so that no line above moves (see io.rs): tools-only
 // plugins keep their bytes.
 pub use client::notify_url_elicitation_completed;
+mod exports_common;

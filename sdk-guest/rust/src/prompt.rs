@@ -231,6 +231,30 @@ pub struct PromptResult {
     messages: Vec<Value>,
 }
 
+/// The message appenders of a builder that keeps its messages in a
+/// `messages: Vec<Value>` field ([`PromptResult`], `SamplingRequest`).
+macro_rules! message_builders {
+    ($t:ty) => {
+        /// Appends a text message.
+        #[inline]
+        pub fn with_text(self, role: $crate::Role, text: impl Into<String>) -> $t {
+            self.with_content(role, $crate::prompt::text_block(text.into()))
+        }
+        /// Appends an image message; `data` is the raw image, base64-encoded here.
+        #[inline]
+        pub fn with_image(self, role: $crate::Role, data: &[u8], mime_type: &str) -> $t {
+            self.with_content(role, $crate::prompt::image_block(data, mime_type))
+        }
+        /// Appends a message with any MCP content block (audio, resource, ...).
+        #[inline]
+        pub fn with_content(mut self, role: $crate::Role, block: $crate::Value) -> $t {
+            self.messages.push($crate::prompt::message(role, block));
+            self
+        }
+    };
+}
+pub(crate) use message_builders;
+
 impl PromptResult {
     /// A result with no messages yet.
     #[inline]
@@ -248,22 +272,7 @@ impl PromptResult {
         self.description = Some(description.into());
         self
     }
-    /// Appends a text message.
-    #[inline]
-    pub fn with_text(self, role: Role, text: impl Into<String>) -> PromptResult {
-        self.with_content(role, text_block(text.into()))
-    }
-    /// Appends an image message; `data` is the raw image, base64-encoded here.
-    #[inline]
-    pub fn with_image(self, role: Role, data: &[u8], mime_type: &str) -> PromptResult {
-        self.with_content(role, image_block(data, mime_type))
-    }
-    /// Appends a message with any MCP content block (audio, resource, ...).
-    #[inline]
-    pub fn with_content(mut self, role: Role, block: Value) -> PromptResult {
-        self.messages.push(message(role, block));
-        self
-    }
+    message_builders!(PromptResult);
     /// The messages so far, as JSON.
     #[inline]
     pub fn messages(&self) -> &[Value] {

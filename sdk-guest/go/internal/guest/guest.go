@@ -56,6 +56,32 @@ func Guard(what string, f func()) (err error) {
 	return nil
 }
 
+// Handle runs h, a handler call, under [Guard] (what names it): h's result
+// and error, or the error of a recovered panic.
+func Handle[R any](what string, h func() (R, error)) (R, error) {
+	var res R
+	var err error
+	if perr := Guard(what, func() { res, err = h() }); perr != nil {
+		var zero R
+		return zero, perr
+	}
+	return res, err
+}
+
+// Decode decodes input, an export's {"request": R, "context": C} envelope.
+// Its error says that export's input is not a {request, context} object
+// (shape adds what else it must be, as " with string arguments").
+func Decode[R, C any](export, shape string, input []byte) (R, C, error) {
+	var env struct {
+		Request R `json:"request"`
+		Context C `json:"context"`
+	}
+	if err := json.Unmarshal(input, &env); err != nil {
+		return env.Request, env.Context, errors.New("mcpwasm: " + export + " input is not a {request, context} object" + shape + ": " + err.Error())
+	}
+	return env.Request, env.Context, nil
+}
+
 // Marshal is json.Marshal without HTML escaping: "<" stays "<" in the text a
 // model reads, instead of becoming "\u003c".
 func Marshal(v any) ([]byte, error) {

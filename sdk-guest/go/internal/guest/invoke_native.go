@@ -5,6 +5,7 @@ package guest
 import (
 	"encoding/json"
 	"errors"
+	"strings"
 )
 
 // Invoke runs an export's run function on input the way the packages' test
@@ -27,4 +28,28 @@ func Invoke(export string, run func(input []byte) ([]byte, error), input []byte,
 		}
 	}
 	return out, err
+}
+
+// TestInput is the input envelope the Invoke helpers send: request, and a
+// context naming plugin "test" with a 5 s deadline, plus the entries of
+// context (nil for none).
+func TestInput(request any, context map[string]any) []byte {
+	ctx := map[string]any{"plugin": "test", "deadline_ms": 5000}
+	for k, v := range context {
+		ctx[k] = v
+	}
+	in, _ := json.Marshal(map[string]any{"request": request, "context": ctx})
+	return in
+}
+
+// JoinText joins with newlines the texts of the items text says have one:
+// what the Invocations' Text methods return.
+func JoinText[T any](items []T, text func(T) (string, bool)) string {
+	var parts []string
+	for _, it := range items {
+		if t, ok := text(it); ok {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, "\n")
 }
