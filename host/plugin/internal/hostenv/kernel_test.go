@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tetratelabs/wazero"
@@ -16,19 +18,32 @@ import (
 )
 
 // extismKernel is Extism's own Wasm kernel (go-sdk v1.7.1 embeds v1.7.0),
-// read from the module cache, or the test is skipped.
+// read from the module cache once, or the test is skipped.
 func extismKernel(t testing.TB) []byte {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/extism/go-sdk").Output()
-	if err != nil {
-		t.Skipf("go-sdk's module directory: %v", err)
+	kernelOnce.Do(func() {
+		out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/extism/go-sdk").Output()
+		if err != nil {
+			kernelErr = fmt.Errorf("go-sdk's module directory: %v", err)
+			return
+		}
+		kernelWasm, kernelErr = os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "extism-runtime.wasm"))
+	})
+	if kernelErr != nil {
+		t.Skipf("Extism's kernel: %v", kernelErr)
 	}
-	wasm, err := os.ReadFile(filepath.Join(strings.TrimSpace(string(out)), "extism-runtime.wasm"))
-	if err != nil {
-		t.Skipf("Extism's kernel: %v", err)
-	}
-	return wasm
+	return kernelWasm
 }
+
+var (
+	kernelOnce sync.Once
+	kernelWasm []byte
+	kernelErr  error
+	// kernelCache holds the kernel's machine code for every test's runtime:
+	// compiled once, not interpreted (under -race the interpreter's own Go
+	// code is instrumented; TestKernelRandom took over a minute in it).
+	kernelCache = wazero.NewCompilationCache()
+)
 
 // wasmKernel runs Extism's kernel under wazero.
 type wasmKernel struct {
@@ -38,7 +53,7 @@ type wasmKernel struct {
 
 func newWasmKernel(t testing.TB, pages uint32) *wasmKernel {
 	ctx := context.Background()
-	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter().WithMemoryLimitPages(pages))
+	r := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(kernelCache).WithMemoryLimitPages(pages))
 	t.Cleanup(func() { r.Close(ctx) })
 	mod, err := r.InstantiateWithConfig(ctx, extismKernel(t), wazero.NewModuleConfig().WithName(""))
 	if err != nil {
