@@ -10,10 +10,11 @@ test: export MCPWASM_REQUIRE_FIXTURES = 1
 # TestInterruptionPointsChangeNothing and TestDifferentialExtism (Extism's
 # go-sdk as the reference of the ABI the host serves) run every module this
 # repository builds twice and compare the answers: guest semantics, no host
-# concurrency to race on; under -race the first took 218 of host/plugin's 409 s.
+# concurrency to race on. They skip themselves under -race
+# (fixture.Differential) and run here without it.
 DIFFERENTIAL = ^(TestInterruptionPointsChangeNothing|TestDifferentialExtism)$$
 test: toolchains wasm vet guests
-	$(GO) test -race -count=1 -timeout 25m -skip '$(DIFFERENTIAL)' ./...
+	$(GO) test -race -count=1 -timeout 25m ./...
 	$(GO) test -count=1 -run '$(DIFFERENTIAL)' ./host/plugin/...
 	# issue 41: host/server's and the binary's suites again with every plugin
 	# in a worker process (docs/operating.md, "Isolation")

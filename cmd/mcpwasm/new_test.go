@@ -16,9 +16,7 @@ import (
 // (scripts/install-toolchains.sh; the AssemblyScript build installs its
 // compiler from npm).
 func TestNewBuildCall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: builds a plugin in each guest language; not with -short")
-	}
+	fixture.Slow(t, "builds a plugin in each guest language")
 	for _, c := range []struct {
 		lang  string
 		test  []string                // the native test command the README gives

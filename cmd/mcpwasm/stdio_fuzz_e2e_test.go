@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/mcpwasm/mcpwasm/internal/mcptest"
 )
 
@@ -71,9 +72,7 @@ func hostileID(r *rand.Rand, i int) string {
 // answers a ping after each seed's lines, every line it writes is JSON-RPC,
 // and it exits 0 when its input ends.
 func TestStdioOutsideFuzzE2E(t *testing.T) {
-	if testing.Short() {
-		t.Skip("20,000 lines through the binary: not in -short")
-	}
+	fixture.Slow(t, "20,000 lines through the binary")
 	for _, seed := range []uint64{1, 2} {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
 			s := startStdioServer(t, exec.Command("nice", binary, "serve", "--cache-dir", t.TempDir()))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
 // The called plugin comes first (buildqueue.go): with a standard-Go
@@ -22,9 +23,7 @@ import (
 // TinyGo modules, 0.28 and 0.31 MB, stood in for two more standard-Go ones,
 // which cost 35 s under -race and showed nothing more.)
 func TestCalledPluginBuildsFirst(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles a standard-Go module")
-	}
+	fixture.Slow(t, "compiles a standard-Go module")
 	rt := cachedRuntime(t, "off")
 	var mu sync.Mutex
 	var order []string

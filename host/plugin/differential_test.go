@@ -52,9 +52,7 @@ var diffCalls = map[string][]string{
 // deterministic calls above. Only timing may differ, so calls that time
 // out under the original are not compared.
 func TestInterruptionPointsChangeNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow (over a minute): runs every module twice; not with -short")
-	}
+	fixture.Differential(t, "runs every module twice")
 	files := fixture.Modules(t)
 	// The shared cache: the rewritten modules other tests build are built
 	// once. (wazero's cache key covers WithCloseOnContextDone, which changes

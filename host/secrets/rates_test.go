@@ -38,9 +38,7 @@ import (
 // It fails if a planted credential is missed, or if the outputs or the
 // hash values give any false positive.
 func TestDetectorRates(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads four plugins and reads the repository")
-	}
+	fixture.Slow(t, "loads four plugins and reads the repository")
 	outs := toolOutputs(t)
 	fpOut := flagged(outs)
 	hashes := hashValues(20000)

@@ -18,9 +18,7 @@ import (
 // every figure has its row; what can be measured with echo alone is
 // measured; the rest is reported as skipped. No timing is asserted.
 func TestRunEchoOnly(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow (about 16 s): builds and runs the whole harness; not with -short")
-	}
+	fixture.Slow(t, "about 16 s: builds and runs the whole harness")
 	data, err := os.ReadFile(fixture.Path(t, "echo"))
 	if err != nil {
 		t.Fatal(err)

@@ -18,9 +18,7 @@ import (
 // server's goroutines are observed through MCPWASM_DEBUG_ADDR. No timing
 // and no RSS is asserted.
 func TestSoakSmall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow (about 20 s): 2,000 calls per transport through the binary; not with -short")
-	}
+	fixture.Slow(t, "about 20 s: 2,000 calls per transport through the binary")
 	for _, tool := range append([]soakTool{soakEcho}, soakHostile...) {
 		fixture.Path(t, tool.plugin)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/mcpwasm/mcpwasm/host/plugin"
 	"github.com/mcpwasm/mcpwasm/host/server"
 	"github.com/mcpwasm/mcpwasm/host/server/httpserve"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,9 +28,7 @@ import (
 // in notify_progress, blocked on the full socket, past its own timeout
 // (a deadline cannot interrupt a blocked write), until the client hung up.
 func TestStalledReaderDoesNotHoldTheGuest(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow (about 40 s): floods a stalled reader; not with -short")
-	}
+	fixture.Slow(t, "about 40 s: floods a stalled reader")
 	srv, _ := servertest.Load(t, false, server.Options{Name: "test", NotificationsPerCall: 10000}, plugin.RuntimeOptions{},
 		servertest.Spec{Name: "notify_flood", Cfg: plugin.Config{Timeout: 10 * time.Second, Concurrency: 1}})
 	// Small socket buffers (accepted sockets inherit the listener's), so

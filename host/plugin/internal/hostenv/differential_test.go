@@ -104,9 +104,7 @@ func (s *stubServer) take() []string {
 }
 
 func TestDifferentialExtism(t *testing.T) {
-	if testing.Short() {
-		t.Skip("slow: runs every built module through two hosts")
-	}
+	fixture.Differential(t, "runs every built module through two hosts")
 	extism.SetLogLevel(extism.LogLevelTrace)
 	log.SetOutput(io.Discard) // go-sdk logs its own messages there before SetLogger
 	defer log.SetOutput(os.Stderr)
