@@ -94,7 +94,9 @@ func confinePolicy(in confineInputs) confine.Policy {
 			}
 		}
 		for _, g := range s.Config.Network.Grants {
-			addGrantPorts(g.Ports, g.Schemes, connect)
+			for _, port := range g.ReachablePorts() {
+				connect(port)
+			}
 		}
 	}
 	for _, pl := range in.cfg.Plugins {
@@ -212,27 +214,6 @@ func auditFolder(audit string, readOnly []string) (dir, shared string) {
 		}
 	}
 	return dir, ""
-}
-
-// addGrantPorts adds the ports a [[plugin.net]] grant may reach: its
-// ports, else its schemes' defaults (https only when none is given).
-func addGrantPorts(ports []int, schemes []string, connect func(int)) {
-	for _, port := range ports {
-		connect(port)
-	}
-	if len(ports) > 0 {
-		return
-	}
-	if len(schemes) == 0 {
-		schemes = []string{"https"}
-	}
-	for _, s := range schemes {
-		if s == "http" {
-			connect(80)
-		} else {
-			connect(443)
-		}
-	}
 }
 
 // connectURL adds the port of an oci://, https:// or http:// address.
