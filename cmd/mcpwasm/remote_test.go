@@ -34,16 +34,6 @@ func isolate(t *testing.T) string {
 	return cache
 }
 
-// readFixture returns a built fixture plugin's bytes.
-func readFixture(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(fixture.Path(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // callTool calls an echo tool and checks the guest answered.
 func callTool(t *testing.T, cs *mcp.ClientSession, tool string, stderr fmt.Stringer) {
 	t.Helper()
@@ -73,7 +63,7 @@ func trustTLS(t *testing.T, srv *httptest.Server) {
 func TestServeRemoteSources(t *testing.T) {
 	isolate(t)
 	reg := ocitest.New(t)
-	echo := readFixture(t, "echo")
+	echo := fixture.Bytes(t, "echo")
 	desc := reg.PushWasm(t, "plugins/echo", "1.0", echo)
 	reg.PushWasm(t, "plugins/second", "latest", echo)
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(echo) }))
@@ -133,7 +123,7 @@ sha256 = "`+sum+`"
 func TestPullThenOffline(t *testing.T) {
 	isolate(t)
 	reg := ocitest.New(t)
-	echo := readFixture(t, "echo")
+	echo := fixture.Bytes(t, "echo")
 	desc := reg.PushWasm(t, "plugins/echo", "1.0", echo)
 	// The same module with a custom section appended: other bytes.
 	echo2 := append(append([]byte(nil), echo...), 0, 6, 4, 't', 'e', 's', 't', 'x')
@@ -214,7 +204,7 @@ sha256 = "`+sum+`"
 func TestPullUpdateAndMismatch(t *testing.T) {
 	isolate(t)
 	reg := ocitest.New(t)
-	v1 := reg.PushWasm(t, "tools/x", "stable", readFixture(t, "echo"))
+	v1 := reg.PushWasm(t, "tools/x", "stable", fixture.Bytes(t, "echo"))
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "mcpwasm.toml")
 	src := "oci://" + reg.Host() + "/tools/x:stable"
@@ -222,7 +212,7 @@ func TestPullUpdateAndMismatch(t *testing.T) {
 	if _, errOut, code := runCLI(t, "pull", "--config", cfg); code != 0 {
 		t.Fatalf("pull: %s", errOut)
 	}
-	v2 := reg.PushWasm(t, "tools/x", "stable", readFixture(t, "constant"))
+	v2 := reg.PushWasm(t, "tools/x", "stable", fixture.Bytes(t, "constant"))
 
 	// The tag moved; the pin did not.
 	cs, stderr := stdioClient(t, "--config", cfg)
@@ -253,7 +243,7 @@ func TestPullUpdateAndMismatch(t *testing.T) {
 
 	// The lock pins v2; the registry loses v2 and the tag goes back to
 	// v1; a fresh store must fetch v2 and cannot.
-	reg.PushWasm(t, "tools/x", "stable", readFixture(t, "echo"))
+	reg.PushWasm(t, "tools/x", "stable", fixture.Bytes(t, "echo"))
 	reg.Repo("tools/x").Delete(v2.Digest)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	_, errOut, code = runCLI(t, "validate", "--config", cfg)
@@ -292,7 +282,7 @@ func TestPullProgress(t *testing.T) {
 func TestLockFileLocation(t *testing.T) {
 	cache := isolate(t)
 	reg := ocitest.New(t)
-	desc := reg.PushWasm(t, "plugins/echo", "1.0", readFixture(t, "echo"))
+	desc := reg.PushWasm(t, "plugins/echo", "1.0", fixture.Bytes(t, "echo"))
 	src := "oci://" + reg.Host() + "/plugins/echo:1.0"
 	pinned := func(path string) bool {
 		b, _ := os.ReadFile(path)
@@ -334,7 +324,7 @@ func TestServeSignedPlugins(t *testing.T) {
 	reg := ocitest.New(t)
 	trusted, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	stranger, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	echo := readFixture(t, "echo")
+	echo := fixture.Bytes(t, "echo")
 	sign := func(repo string, key *ecdsa.PrivateKey) string {
 		desc := reg.PushWasm(t, repo, "1", echo)
 		if key != nil {
@@ -483,6 +473,6 @@ func unsignedEcho(t *testing.T, repo string) (src, pub, cfg string) {
 	isolate(t)
 	reg := ocitest.New(t)
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	reg.PushWasm(t, repo, "1", readFixture(t, "echo"))
+	reg.PushWasm(t, repo, "1", fixture.Bytes(t, "echo"))
 	return "oci://" + reg.Host() + "/" + repo + ":1", ocitest.WritePublicKey(t, key), filepath.Join(t.TempDir(), "mcpwasm.toml")
 }

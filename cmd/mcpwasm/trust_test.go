@@ -180,7 +180,7 @@ func TestTrustReloadE2E(t *testing.T) {
 func TestTrustConfigLessBySource(t *testing.T) {
 	isolate(t)
 	a, b := t.TempDir(), t.TempDir()
-	orig := readFixture(t, "echo_args")
+	orig := fixture.Bytes(t, "echo_args")
 	other := bytes.Replace(orig, []byte("Returns its arguments as text."), []byte("Returns its arguments as TEXT."), 1)
 	if bytes.Equal(orig, other) {
 		t.Fatal("echo_args no longer holds the description this test changes")

@@ -39,10 +39,10 @@ func TestCalledPluginBuildsFirst(t *testing.T) {
 	})
 	var background []*plugin.Plugin
 	for _, name := range []string{"conformance", "sdk_tinygo", "fresh_tinygo", "echo"} {
-		p, _ := loadAndList(t, rt, name, fixtureBytes(t, name), plugin.Config{})
+		p, _ := loadAndList(t, rt, name, fixture.Bytes(t, name), plugin.Config{})
 		background = append(background, p)
 	}
-	called, _ := loadAndList(t, rt, "counter", fixtureBytes(t, "counter"), plugin.Config{})
+	called, _ := loadAndList(t, rt, "counter", fixture.Bytes(t, "counter"), plugin.Config{})
 	for _, p := range background {
 		p.CompileIfCold()
 	}
@@ -86,8 +86,8 @@ func TestCloseWhileQueuedSkipsBuild(t *testing.T) {
 		defer mu.Unlock()
 		started = append(started, name)
 	})
-	big, _ := loadAndList(t, rt, "pdk_go", fixtureBytes(t, "pdk_go"), plugin.Config{})
-	small, err := rt.Load(context.Background(), plugin.Config{Name: "echo", Wasm: fixtureBytes(t, "echo")})
+	big, _ := loadAndList(t, rt, "pdk_go", fixture.Bytes(t, "pdk_go"), plugin.Config{})
+	small, err := rt.Load(context.Background(), plugin.Config{Name: "echo", Wasm: fixture.Bytes(t, "echo")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,15 +20,6 @@ import (
 // The load cache (loadcache.go): a warm start neither rewrites nor runs a
 // guest, and nothing stale is ever served.
 
-func fixtureBytes(t *testing.T, name string) []byte {
-	t.Helper()
-	data, err := os.ReadFile(fixture.Path(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return data
-}
-
 // cachedRuntime is a runtime caching in dir, as one start of the server.
 func cachedRuntime(t *testing.T, dir string) *plugin.Runtime {
 	t.Helper()
@@ -83,7 +74,7 @@ func wantStats(t *testing.T, what string, got, want plugin.LoadStats) {
 // module from the cache, still without a rewrite.
 func TestWarmStartRunsNoGuest(t *testing.T) {
 	dir := t.TempDir()
-	echo := fixtureBytes(t, "echo")
+	echo := fixture.Bytes(t, "echo")
 	rt1 := cachedRuntime(t, dir)
 	_, cold := coldStart(t, rt1, "echo", echo, plugin.Config{})
 	wantStats(t, "cold start", rt1.LoadStats(), plugin.LoadStats{Rewrites: 1, Compiles: 1, Listers: 1, ListInstances: 1})
@@ -104,10 +95,10 @@ func TestWarmStartRunsNoGuest(t *testing.T) {
 // A plugin whose file changed is listed from the new file, not the cache.
 func TestLoadCacheChangedFile(t *testing.T) {
 	dir := t.TempDir()
-	coldStart(t, cachedRuntime(t, dir), "tool", fixtureBytes(t, "echo"), plugin.Config{})
+	coldStart(t, cachedRuntime(t, dir), "tool", fixture.Bytes(t, "echo"), plugin.Config{})
 	rt := cachedRuntime(t, dir)
-	_, got := loadAndList(t, rt, "tool", fixtureBytes(t, "typed"), plugin.Config{})
-	_, want := loadAndList(t, cachedRuntime(t, "off"), "tool", fixtureBytes(t, "typed"), plugin.Config{})
+	_, got := loadAndList(t, rt, "tool", fixture.Bytes(t, "typed"), plugin.Config{})
+	_, want := loadAndList(t, cachedRuntime(t, "off"), "tool", fixture.Bytes(t, "typed"), plugin.Config{})
 	if got != want {
 		t.Fatalf("after the file changed, listed %s; the file lists %s", got, want)
 	}
@@ -117,7 +108,7 @@ func TestLoadCacheChangedFile(t *testing.T) {
 // A new rewriter version prepares and lists the module again.
 func TestLoadCacheNewRewriterVersion(t *testing.T) {
 	dir := t.TempDir()
-	echo := fixtureBytes(t, "echo")
+	echo := fixture.Bytes(t, "echo")
 	coldStart(t, cachedRuntime(t, dir), "echo", echo, plugin.Config{})
 	defer plugin.SetRewriterVersion("next")()
 	rt := cachedRuntime(t, dir)
@@ -129,7 +120,7 @@ func TestLoadCacheNewRewriterVersion(t *testing.T) {
 // it), from the cached prepared module; an unchanged one does not.
 func TestLoadCacheChangedConfig(t *testing.T) {
 	dir := t.TempDir()
-	echo := fixtureBytes(t, "echo")
+	echo := fixture.Bytes(t, "echo")
 	coldStart(t, cachedRuntime(t, dir), "echo", echo, plugin.Config{GuestConfig: map[string]string{"mode": "a"}})
 	for _, c := range []struct {
 		name string
@@ -159,7 +150,7 @@ func canonicalTemp(t *testing.T) string {
 // A damaged entry (a flipped byte, a cut, another file's body) is a miss:
 // the plugin is rewritten or listed again, the entry replaced.
 func TestLoadCacheCorruptEntry(t *testing.T) {
-	echo := fixtureBytes(t, "echo")
+	echo := fixture.Bytes(t, "echo")
 	damages := map[string]func([]byte) []byte{
 		"flipped byte": func(b []byte) []byte { b[len(b)-1] ^= 1; return b },
 		"truncated":    func(b []byte) []byte { return b[:len(b)/2] },
@@ -208,7 +199,7 @@ func TestLoadCacheCorruptEntry(t *testing.T) {
 // place of an entry, or a load folder others may write to (then the whole
 // cache folder is refused, as for compiled code).
 func TestLoadCacheRefusesForeignEntries(t *testing.T) {
-	echo := fixtureBytes(t, "echo")
+	echo := fixture.Bytes(t, "echo")
 	t.Run("symlink", func(t *testing.T) {
 		dir := t.TempDir()
 		loadAndList(t, cachedRuntime(t, dir), "echo", echo, plugin.Config{})
@@ -252,7 +243,7 @@ func TestLoadCacheRefusesForeignEntries(t *testing.T) {
 // malformed list, a refusal) are not cached.
 func TestLoadCacheKeepsOnlyAccepted(t *testing.T) {
 	dir := t.TempDir()
-	echo := fixtureBytes(t, "echo")
+	echo := fixture.Bytes(t, "echo")
 	p, err := cachedRuntime(t, dir).Load(context.Background(), plugin.Config{Name: "echo", Wasm: echo})
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +263,7 @@ func TestLoadCacheKeepsOnlyAccepted(t *testing.T) {
 // compilation, and each is answered.
 func TestFirstCallsShareOneCompile(t *testing.T) {
 	dir := t.TempDir()
-	echo := fixtureBytes(t, "echo")
+	echo := fixture.Bytes(t, "echo")
 	loadAndList(t, cachedRuntime(t, dir), "echo", echo, plugin.Config{})
 	rt := cachedRuntime(t, dir)
 	p, _ := loadAndList(t, rt, "echo", echo, plugin.Config{Concurrency: 16})
@@ -301,7 +292,7 @@ func TestFirstCallsShareOneCompile(t *testing.T) {
 // (under -race: no race with the build's goroutine).
 func TestCloseDuringBackgroundCompile(t *testing.T) {
 	rt := cachedRuntime(t, t.TempDir())
-	p, err := rt.Load(context.Background(), plugin.Config{Name: "echo", Wasm: fixtureBytes(t, "echo")})
+	p, err := rt.Load(context.Background(), plugin.Config{Name: "echo", Wasm: fixture.Bytes(t, "echo")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +314,7 @@ func TestCloseDuringBackgroundCompile(t *testing.T) {
 // ways, and the test sees the second attempt).
 func TestListerTimeoutRetriesCompiled(t *testing.T) {
 	rt := cachedRuntime(t, "off")
-	p, err := rt.Load(context.Background(), plugin.Config{Name: "slow_list", Wasm: fixtureBytes(t, "slow_list"), Timeout: 200 * time.Millisecond})
+	p, err := rt.Load(context.Background(), plugin.Config{Name: "slow_list", Wasm: fixture.Bytes(t, "slow_list"), Timeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
 // The reads of a cold load share one lister instance (listing.go).
@@ -29,7 +30,7 @@ const listInput = `{"request":{},"context":{"plugin":"p"}}`
 func TestColdReadsShareOneInstance(t *testing.T) {
 	for _, name := range []string{"sdk_c", "sdk_go"} {
 		t.Run(name, func(t *testing.T) {
-			data := fixtureBytes(t, name)
+			data := fixture.Bytes(t, name)
 			rt := cachedRuntime(t, "off")
 			shared, _ := loadCold(t, rt, name, data)
 			if shared.ABIVersion != abi.Version {
@@ -74,7 +75,7 @@ func loadCold(t *testing.T, rt *plugin.Runtime, name string, data []byte) (*plug
 // list_prompts, which answers: the shared instance is then up.
 func loadListing(t *testing.T, rt *plugin.Runtime, name string) *plugin.Plugin {
 	t.Helper()
-	p, err := rt.Load(context.Background(), plugin.Config{Name: name, Wasm: fixtureBytes(t, name), Timeout: 300 * time.Millisecond})
+	p, err := rt.Load(context.Background(), plugin.Config{Name: name, Wasm: fixture.Bytes(t, name), Timeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +116,7 @@ func TestColdReadLimits(t *testing.T) {
 // while the load reads: keeping the declarations, or the first compiled
 // call, gives them back.
 func TestColdReadInstanceReleased(t *testing.T) {
-	echo := fixtureBytes(t, "echo")
+	echo := fixture.Bytes(t, "echo")
 	for _, end := range []string{"KeepDeclarations", "first call"} {
 		t.Run(end, func(t *testing.T) {
 			rt := cachedRuntime(t, "off")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/abi"
 	"github.com/mcpwasm/mcpwasm/host/plugin"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
 // Calls that come before the machine code run on the lister's code
@@ -25,7 +26,7 @@ const anyCall = `{"request":{"name":"x","arguments":{}},"context":{}}`
 func TestFirstCallsInterpreted(t *testing.T) {
 	rt := cachedRuntime(t, "off")
 	release := plugin.HoldBuilds(rt)
-	p, _ := loadAndList(t, rt, "counter", fixtureBytes(t, "counter"), plugin.Config{})
+	p, _ := loadAndList(t, rt, "counter", fixture.Bytes(t, "counter"), plugin.Config{})
 	for i := range 3 {
 		out, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(`{}`))
 		if cerr != nil || !strings.Contains(string(out), `"text":"1/1"`) {
@@ -62,7 +63,7 @@ func TestInterpretedCallLimits(t *testing.T) {
 		{"recurse", plugin.Config{}, abi.ErrStackOverflow},
 		{"grow_bomb", plugin.Config{MemoryLimit: 4 << 20}, abi.ErrOutOfMemory},
 	} {
-		p, _ := loadAndList(t, rt, c.fixture, fixtureBytes(t, c.fixture), c.cfg)
+		p, _ := loadAndList(t, rt, c.fixture, fixture.Bytes(t, c.fixture), c.cfg)
 		before := rt.LoadStats().Interpreted
 		start := time.Now()
 		_, cerr := p.Invoke(context.Background(), abi.ExportCallTool, []byte(anyCall))
@@ -82,7 +83,7 @@ func TestInterpretedCallLimits(t *testing.T) {
 func TestInterpretedCallAbandonedForMachineCode(t *testing.T) {
 	rt := cachedRuntime(t, "off")
 	release := plugin.HoldBuilds(rt)
-	p, _ := loadAndList(t, rt, "nap", fixtureBytes(t, "nap"), plugin.Config{})
+	p, _ := loadAndList(t, rt, "nap", fixture.Bytes(t, "nap"), plugin.Config{})
 	type result struct {
 		out  []byte
 		cerr *plugin.Error
@@ -131,7 +132,7 @@ func (c *progressCounter) Notify(context.Context, string, json.RawMessage) error
 func TestInterpretedCallCommitsOnEffect(t *testing.T) {
 	rt := cachedRuntime(t, "off")
 	release := plugin.HoldBuilds(rt)
-	p, _ := loadAndList(t, rt, "progress_late", fixtureBytes(t, "progress_late"), plugin.Config{})
+	p, _ := loadAndList(t, rt, "progress_late", fixture.Bytes(t, "progress_late"), plugin.Config{})
 	cb := &progressCounter{onProgress: func() {
 		release()
 		p.WaitBuilt()

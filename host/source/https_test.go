@@ -11,11 +11,12 @@ import (
 	"testing"
 
 	"github.com/mcpwasm/mcpwasm/host/source/store"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
 func TestHTTPS(t *testing.T) {
-	wasm := wasmFixture(t, "echo")
-	other := wasmFixture(t, "trap")
+	wasm := fixture.Bytes(t, "echo")
+	other := fixture.Bytes(t, "trap")
 	var hits atomic.Int64
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
@@ -99,7 +100,7 @@ func TestHTTPS(t *testing.T) {
 }
 
 func TestHTTPSFragmentPin(t *testing.T) {
-	wasm := wasmFixture(t, "echo")
+	wasm := fixture.Bytes(t, "echo")
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Fragment != "" || r.URL.RawQuery != "" {
 			http.Error(w, "fragment sent", 400)

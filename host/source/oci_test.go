@@ -22,16 +22,6 @@ import (
 	"github.com/mcpwasm/mcpwasm/internal/ocitest"
 )
 
-// wasmFixture is a small real plugin.
-func wasmFixture(t *testing.T, name string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(fixture.Path(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // newResolver returns a resolver over a fresh store in dir (a new
 // temporary folder if ""), with a lock file there.
 func newResolver(t *testing.T, dir string, mod func(*Options)) *Resolver {
@@ -62,7 +52,7 @@ func newResolver(t *testing.T, dir string, mod func(*Options)) *Resolver {
 
 func TestPullByTagAndDigest(t *testing.T) {
 	reg := ocitest.New(t)
-	wasm := wasmFixture(t, "echo")
+	wasm := fixture.Bytes(t, "echo")
 	desc := reg.PushWasm(t, "plugins/echo", "1.0", wasm)
 	r := newResolver(t, "", nil)
 	ctx := context.Background()
@@ -110,7 +100,7 @@ func TestPullByTagAndDigest(t *testing.T) {
 
 func TestMediaTypes(t *testing.T) {
 	reg := ocitest.New(t)
-	wasm := wasmFixture(t, "echo")
+	wasm := fixture.Bytes(t, "echo")
 	r := newResolver(t, "", nil)
 	ctx := context.Background()
 	get := func(tag string) (*Result, error) {
@@ -134,7 +124,7 @@ func TestMediaTypes(t *testing.T) {
 	}
 	// An image holding /plugin.wasm (hyper-mcp's plugin images), behind an
 	// index with a linux/amd64 entry and another platform.
-	layer := tarGz(t, map[string][]byte{"etc/readme": []byte("hi"), "plugin.wasm": wasm, "lib/other.wasm": wasmFixture(t, "trap")})
+	layer := tarGz(t, map[string][]byte{"etc/readme": []byte("hi"), "plugin.wasm": wasm, "lib/other.wasm": fixture.Bytes(t, "trap")})
 	tl := repo.Put(layer, "")
 	img := reg.PushManifest(t, "p/x", "", map[string]any{"schemaVersion": 2, "mediaType": ocispec.MediaTypeImageManifest,
 		"config": map[string]any{"mediaType": ocispec.MediaTypeImageConfig, "digest": cd, "size": len(cfg)},
@@ -186,7 +176,7 @@ func tarGz(t *testing.T, files map[string][]byte) []byte {
 // the disk or memory.
 func TestHostileRegistry(t *testing.T) {
 	reg := ocitest.New(t)
-	wasm := wasmFixture(t, "echo")
+	wasm := fixture.Bytes(t, "echo")
 	desc := reg.PushWasm(t, "p/echo", "1", wasm)
 	ctx := context.Background()
 	src := "oci://" + reg.Host() + "/p/echo:1"
@@ -301,7 +291,7 @@ func TestHostileRegistry(t *testing.T) {
 
 func TestCredentials(t *testing.T) {
 	reg := ocitest.New(t)
-	reg.PushWasm(t, "private/echo", "1", wasmFixture(t, "echo"))
+	reg.PushWasm(t, "private/echo", "1", fixture.Bytes(t, "echo"))
 	reg.User, reg.Password = "ci", "s3cret"
 	src := "oci://" + reg.Host() + "/private/echo:1"
 	ctx := context.Background()

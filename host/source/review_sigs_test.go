@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/mcpwasm/mcpwasm/internal/ocitest"
 )
 
@@ -36,7 +37,7 @@ func TestCosignTagCannotCrowdOutBundles(t *testing.T) {
 // no escape sequence, no forged line.
 func TestRegistryTextSanitized(t *testing.T) {
 	reg := ocitest.New(t)
-	reg.PushWasm(t, "e/p", "1", wasmFixture(t, "echo"))
+	reg.PushWasm(t, "e/p", "1", fixture.Bytes(t, "echo"))
 	reg.Intercept = func(w http.ResponseWriter, r *http.Request) bool {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusForbidden)

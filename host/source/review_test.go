@@ -17,6 +17,7 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/mcpwasm/mcpwasm/internal/ocitest"
 )
 
@@ -41,7 +42,7 @@ func TestPinOnlyWhatVerifies(t *testing.T) {
 
 	// The tag moves to an unsigned plugin: pull --update refuses it and
 	// keeps the pin on the signed one.
-	bad := reg.PushWasm(t, "pin/p", "1", wasmFixture(t, "trap"))
+	bad := reg.PushWasm(t, "pin/p", "1", fixture.Bytes(t, "trap"))
 	up := newResolver(t, dir, func(o *Options) { o.Update = true })
 	if _, err := up.Get(ctx, Request{Source: src, Policy: pol}); err == nil || !strings.Contains(err.Error(), "unsigned") {
 		t.Fatalf("update to an unsigned plugin: %v", err)
@@ -58,7 +59,7 @@ func TestPinOnlyWhatVerifies(t *testing.T) {
 	// First use of a tag whose manifest is not a plugin, or unsigned: no
 	// pin is written.
 	reg.PushLayer(t, "pin/q", "1", []byte("not wasm"), MediaTypeWasm, MediaTypeWasmConfig)
-	reg.PushWasm(t, "pin/u", "1", wasmFixture(t, "echo"))
+	reg.PushWasm(t, "pin/u", "1", fixture.Bytes(t, "echo"))
 	fresh := newResolver(t, "", nil)
 	for _, repo := range []string{"pin/q", "pin/u"} {
 		s := "oci://" + reg.Host() + "/" + repo + ":1"
@@ -101,7 +102,7 @@ func plainTar(t *testing.T, files map[string][]byte) []byte {
 func TestImageLayersShareOneBound(t *testing.T) {
 	reg := ocitest.New(t)
 	ctx := context.Background()
-	wasm := wasmFixture(t, "echo")
+	wasm := fixture.Bytes(t, "echo")
 	max := int64(2*len(wasm) + 4096)
 	repo := reg.Repo("img/p")
 	cfg := []byte("{}")
@@ -215,7 +216,7 @@ func TestSignatureManifestsBounded(t *testing.T) {
 // storage service's pre-signed URL carries its signature there) is not
 // repeated in an error, which ends up in logs.
 func TestRedirectQueryNotEchoed(t *testing.T) {
-	wasm := wasmFixture(t, "echo")
+	wasm := fixture.Bytes(t, "echo")
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "https://127.0.0.1:1/blob?X-Amz-Signature=s3cret", http.StatusFound)
 	}))
@@ -266,7 +267,7 @@ func TestRedirectQueryNotEchoed(t *testing.T) {
 // small gzip layers, each unpacking to most of the bound, are refused.
 func TestImageLayersUnpackWithinOneBound(t *testing.T) {
 	reg := ocitest.New(t)
-	wasm := wasmFixture(t, "echo")
+	wasm := fixture.Bytes(t, "echo")
 	const max = 1 << 20
 	repo := reg.Repo("bomb/p")
 	cfg := []byte("{}")
@@ -301,9 +302,9 @@ func TestImageLayersUnpackWithinOneBound(t *testing.T) {
 func TestRegistryLiesAboutDigests(t *testing.T) {
 	reg := ocitest.New(t)
 	ctx := context.Background()
-	wasm := wasmFixture(t, "echo")
+	wasm := fixture.Bytes(t, "echo")
 	good := reg.PushWasm(t, "l/p", "1", wasm)
-	other := reg.PushWasm(t, "l/p", "2", wasmFixture(t, "trap"))
+	other := reg.PushWasm(t, "l/p", "2", fixture.Bytes(t, "trap"))
 	reg.Intercept = func(w http.ResponseWriter, r *http.Request) bool {
 		if strings.HasSuffix(r.URL.Path, "/manifests/1") {
 			b, _, _ := reg.Repo("l/p").Get(other.Digest) // the other manifest, under the good one's name
@@ -405,7 +406,7 @@ func TestNoPlainHTTPBeyondAllowedHosts(t *testing.T) {
 	}))
 	defer tokens.Close()
 	reg := ocitest.New(t)
-	reg.PushWasm(t, "a/p", "1", wasmFixture(t, "echo"))
+	reg.PushWasm(t, "a/p", "1", fixture.Bytes(t, "echo"))
 	reg.Intercept = func(w http.ResponseWriter, r *http.Request) bool {
 		if r.Header.Get("Authorization") == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="`+tokens.URL+`/token",service="r"`)

@@ -17,6 +17,7 @@ import (
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/mcpwasm/mcpwasm/internal/ocitest"
 )
 
@@ -41,8 +42,8 @@ func policy(t *testing.T, mode Mode, keys ...crypto.Signer) Policy {
 }
 
 // signedPlugin pushes a plugin and returns its source and manifest.
-func signedPlugin(t *testing.T, reg *ocitest.Registry, repo string, fixture string) (string, ocispec.Descriptor, []byte) {
-	desc := reg.PushWasm(t, repo, "1", wasmFixture(t, fixture))
+func signedPlugin(t *testing.T, reg *ocitest.Registry, repo string, name string) (string, ocispec.Descriptor, []byte) {
+	desc := reg.PushWasm(t, repo, "1", fixture.Bytes(t, name))
 	m, _, _ := reg.Repo(repo).Get(desc.Digest)
 	return "oci://" + reg.Host() + "/" + repo + ":1", desc, m
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpwasm/mcpwasm/host/source/store"
 	"github.com/mcpwasm/mcpwasm/host/tracing/tracingtest"
+	"github.com/mcpwasm/mcpwasm/internal/fixture"
 	"github.com/mcpwasm/mcpwasm/internal/ocitest"
 )
 
@@ -17,7 +18,7 @@ import (
 // token), with the digest got; a failure marks it failed.
 func TestGetTraced(t *testing.T) {
 	c, tp := tracingtest.Start(t)
-	wasm := wasmFixture(t, "echo")
+	wasm := fixture.Bytes(t, "echo")
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/echo.wasm" {
 			w.Write(wasm)
