@@ -23,12 +23,7 @@ import (
 // cachedRuntime is a runtime caching in dir, as one start of the server.
 func cachedRuntime(t *testing.T, dir string) *plugin.Runtime {
 	t.Helper()
-	rt, err := plugin.NewRuntime(plugin.RuntimeOptions{CacheDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close(context.Background()) })
-	return rt
+	return runtimeWith(t, plugin.RuntimeOptions{CacheDir: dir})
 }
 
 // loadAndList loads data as plugin name and reads its tool list as the

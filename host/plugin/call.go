@@ -84,13 +84,7 @@ func (p *Plugin) invoke(ctx context.Context, code *compiled, export string, inpu
 	var o outcome
 	defer func() {
 		co.Record.note(out, cerr, &o)
-		if span != nil {
-			oc, msg := "ok", ""
-			if cerr != nil {
-				oc, msg = string(cerr.Category), cerr.Message
-			}
-			span.EndPluginCall(oc, o.cpu, o.memPeak, msg)
-		}
+		endSpan(span, cerr, o.cpu, o.memPeak)
 	}()
 	if len(input) > p.MaxInput() {
 		return nil, newError(abi.ErrInputTooBig, nil,
@@ -328,4 +322,14 @@ func (p *Plugin) logGuestOutput(ctx context.Context, cb Callbacks, export string
 func sortStrings(s []string) []string {
 	sort.Strings(s)
 	return s
+}
+
+// endSpan ends a plugin.call span (nil: none) with the call's outcome: ok,
+// or cerr's category and message.
+func endSpan(span *tracing.Span, cerr *Error, cpu time.Duration, memPeak uint64) {
+	oc, msg := "ok", ""
+	if cerr != nil {
+		oc, msg = string(cerr.Category), cerr.Message
+	}
+	span.EndPluginCall(oc, cpu, memPeak, msg)
 }

@@ -57,12 +57,7 @@ func TestTablesTogetherBoundedByMemoryLimit(t *testing.T) {
 func newRuntime(t *testing.T, opts plugin.RuntimeOptions) *plugin.Runtime {
 	t.Helper()
 	opts.CacheDir = "off"
-	rt, err := plugin.NewRuntime(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { rt.Close(context.Background()) })
-	return rt
+	return runtimeWith(t, opts)
 }
 
 // A plugin whose instance needs more than the whole memory budget to start

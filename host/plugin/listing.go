@@ -55,11 +55,7 @@ func (p *Plugin) listRead(ctx context.Context, export string, input []byte) (out
 		ctx, span = tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
 		if span != nil {
 			defer func() {
-				oc, msg := "ok", ""
-				if cerr != nil {
-					oc, msg = string(cerr.Category), cerr.Message
-				}
-				span.EndPluginCall(oc, o.cpu, o.memPeak, msg)
+				endSpan(span, cerr, o.cpu, o.memPeak)
 			}()
 		}
 	}

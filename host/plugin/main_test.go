@@ -35,6 +35,12 @@ func TestMain(m *testing.M) {
 func warmRuntime(t *testing.T, opts plugin.RuntimeOptions) *plugin.Runtime {
 	t.Helper()
 	opts.CacheDir = sharedCache
+	return runtimeWith(t, opts)
+}
+
+// runtimeWith is a runtime made with opts, closed when the test ends.
+func runtimeWith(t *testing.T, opts plugin.RuntimeOptions) *plugin.Runtime {
+	t.Helper()
 	rt, err := plugin.NewRuntime(opts)
 	if err != nil {
 		t.Fatal(err)

@@ -56,13 +56,7 @@ func (p *Plugin) invokeRemote(ctx context.Context, export string, input []byte, 
 	out, cerr := p.cfg.Remote.Invoke(ctx, export, input, co)
 	p.rt.calls.inFlight.Add(-1)
 	co.Record.note(out, cerr, nil) // CPU and MemoryPeak stay as the remote set them
-	if span != nil {
-		oc, msg := "ok", ""
-		if cerr != nil {
-			oc, msg = string(cerr.Category), cerr.Message
-		}
-		span.EndPluginCall(oc, co.Record.CPU, co.Record.MemoryPeak, msg)
-	}
+	endSpan(span, cerr, co.Record.CPU, co.Record.MemoryPeak)
 	return out, cerr
 }
 
@@ -71,13 +65,7 @@ func (p *Plugin) invokeRemote(ctx context.Context, export string, input []byte, 
 func (p *Plugin) listRemote(ctx context.Context, export string, input []byte) ([]byte, *Error) {
 	ctx, span := tracing.StartPluginCall(ctx, p.cfg.Name, p.digest, export)
 	out, cerr := p.cfg.Remote.List(ctx, export, input)
-	if span != nil {
-		oc, msg := "ok", ""
-		if cerr != nil {
-			oc, msg = string(cerr.Category), cerr.Message
-		}
-		span.EndPluginCall(oc, 0, 0, msg)
-	}
+	endSpan(span, cerr, 0, 0)
 	return out, cerr
 }
 

@@ -64,8 +64,6 @@ func envelope(info RequestInfo, p *plugin.Plugin, params any, cc abi.Context) ([
 	return json.Marshal(abi.Request{Request: params, Context: cc})
 }
 
-// readList calls a list export, following nextCursor, and returns the items
-// under key. Legacy exports (describe) take no input and have one page.
 // readDefs reads export's paged list key (nil when the plugin does not
 // export it) and decodes each entry into a T; an entry that does not decode
 // is an error naming the export, what it lists and the entry's index.
@@ -86,6 +84,8 @@ func readDefs[T any](ctx context.Context, p *plugin.Plugin, export, key, what st
 	return defs, nil
 }
 
+// readList calls a list export, following nextCursor, and returns the items
+// under key. Legacy exports (describe) take no input and have one page.
 func readList(ctx context.Context, p *plugin.Plugin, export, key string, paged bool) ([]json.RawMessage, error) {
 	var all []json.RawMessage
 	cursor := ""
