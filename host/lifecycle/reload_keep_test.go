@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mcpwasm/mcpwasm/host/config"
 	"github.com/mcpwasm/mcpwasm/internal/fixture"
 )
 
@@ -106,5 +107,44 @@ func TestWatchFollowsLinkSwap(t *testing.T) {
 	}
 	if got := in.relinked(data); len(got) != 0 {
 		t.Fatalf("the same swap reported twice: %v", got)
+	}
+}
+
+// TestWatchKeepsTargetsAcrossReload: a ConfigMap swapped while a reload
+// runs (after the reload read the config, before it looked at the files
+// again) is still a change when its queued event is taken. refollow used
+// to resolve every file afresh, adopting the new target unseen, and the
+// swap was lost (cmd/mcpwasm's TestAtomicReplaceUnderConfinement waited a
+// minute for the second version, under isolation in CI).
+func TestWatchKeepsTargetsAcrossReload(t *testing.T) {
+	dir := t.TempDir()
+	for _, v := range []string{"..v1", "..v2"} {
+		if err := os.Mkdir(filepath.Join(dir, v), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, v, "mcpwasm.toml"), []byte(v), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	data := filepath.Join(dir, "..data")
+	if err := os.Symlink("..v1", data); err != nil {
+		t.Fatal(err)
+	}
+	cfg := filepath.Join(dir, "mcpwasm.toml")
+	if err := os.Symlink("..data/mcpwasm.toml", cfg); err != nil {
+		t.Fatal(err)
+	}
+	r := &reloader{cfgPath: cfg, cfg: &config.Config{}}
+	before := r.refollow(nil, interests{})
+	tmp := filepath.Join(dir, "..data_tmp")
+	if err := os.Symlink("..v2", tmp); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, data); err != nil {
+		t.Fatal(err)
+	}
+	after := r.refollow(nil, before) // the reload's end, the swap's event still queued
+	if got := after.relinked(data); !slices.Equal(got, []string{cfg}) {
+		t.Fatalf("the swap's event after the reload: relinked = %v, want [%s]", got, cfg)
 	}
 }

@@ -124,6 +124,7 @@ func (r *reloader) interests() interests {
 type watcher struct {
 	fs      *fsnotify.Watcher
 	watched map[string]bool
+	first   interests // as the watch began, before the initial load
 }
 
 // startWatch begins watching, before the initial load starts, so a change
@@ -138,9 +139,9 @@ func (r *reloader) startWatch() *watcher {
 	}
 	w := &watcher{fs: fw, watched: map[string]bool{}}
 	r.mu.Lock()
-	in := r.interests()
+	w.first = r.interests()
 	r.mu.Unlock()
-	r.follow(w, in)
+	r.follow(w, w.first)
 	return w
 }
 
@@ -185,13 +186,13 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 	r.listen()
 	var events <-chan fsnotify.Event
 	var errs <-chan error
+	var first interests
 	if w != nil {
 		defer w.fs.Close()
 		events, errs = w.fs.Events, w.fs.Errors
+		first = w.first // a link swapped during the initial load is still a change
 	}
-	r.mu.Lock()
-	in := r.interests()
-	r.mu.Unlock()
+	in := r.refollow(w, first)
 	cfgFile := ""
 	if r.cfgPath != "" {
 		cfgFile = absPath(r.cfgPath)
@@ -211,7 +212,7 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 			}
 			r.c.logger.Info("SIGHUP: reloading the config and plugins")
 			r.reloadConfig(ctx, "SIGHUP")
-			in = r.refollow(w)
+			in = r.refollow(w, in)
 			continue
 		case ev, ok := <-events:
 			if !ok {
@@ -285,16 +286,24 @@ func (r *reloader) run(ctx context.Context, specs []Spec, w *watcher) {
 				r.rescan(ctx, settled)
 			}
 		}
-		in = r.refollow(w)
+		in = r.refollow(w, in)
 	}
 }
 
 // refollow recomputes the interests after a reload (the config may list
-// other files now) and watches their folders.
-func (r *reloader) refollow(w *watcher) interests {
+// other files now) and watches their folders. A file that stays of
+// interest keeps the target it had in old: a link swapped while the reload
+// ran (its event still queued) must still read as a change when that event
+// is taken, not be adopted here unseen.
+func (r *reloader) refollow(w *watcher, old interests) interests {
 	r.mu.Lock()
 	in := r.interests()
 	r.mu.Unlock()
+	for f, t := range old.targets {
+		if in.files[f] {
+			in.targets[f] = t
+		}
+	}
 	r.follow(w, in)
 	return in
 }
