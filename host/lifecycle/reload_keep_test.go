@@ -74,34 +74,12 @@ func TestFailedReloadKeepsServing(t *testing.T) {
 // event of its own: an event in its folder marks it when, and only when,
 // it now resolves to another file.
 func TestWatchFollowsLinkSwap(t *testing.T) {
-	dir := t.TempDir()
-	for _, v := range []string{"..v1", "..v2"} {
-		if err := os.Mkdir(filepath.Join(dir, v), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, v, "mcpwasm.toml"), []byte(v), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink("..v1", filepath.Join(dir, "..data")); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(dir, "mcpwasm.toml")
-	if err := os.Symlink("..data/mcpwasm.toml", cfg); err != nil {
-		t.Fatal(err)
-	}
+	data, cfg := configMap(t)
 	in := interests{files: map[string]bool{cfg: true}, targets: map[string]string{cfg: resolve(cfg)}}
-	data := filepath.Join(dir, "..data")
 	if got := in.relinked(data); len(got) != 0 {
 		t.Fatalf("nothing changed, yet relinked = %v", got)
 	}
-	tmp := filepath.Join(dir, "..data_tmp")
-	if err := os.Symlink("..v2", tmp); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, data); err != nil {
-		t.Fatal(err)
-	}
+	swapData(t, data, "..v2")
 	if got := in.relinked(data); !slices.Equal(got, []string{cfg}) {
 		t.Fatalf("after the ..data swap, relinked = %v, want [%s]", got, cfg)
 	}
@@ -117,6 +95,21 @@ func TestWatchFollowsLinkSwap(t *testing.T) {
 // swap was lost (cmd/mcpwasm's TestAtomicReplaceUnderConfinement waited a
 // minute for the second version, under isolation in CI).
 func TestWatchKeepsTargetsAcrossReload(t *testing.T) {
+	data, cfg := configMap(t)
+	r := &reloader{cfgPath: cfg, cfg: &config.Config{}}
+	before := r.refollow(nil, interests{})
+	swapData(t, data, "..v2")
+	after := r.refollow(nil, before) // the reload's end, the swap's event still queued
+	if got := after.relinked(data); !slices.Equal(got, []string{cfg}) {
+		t.Fatalf("the swap's event after the reload: relinked = %v, want [%s]", got, cfg)
+	}
+}
+
+// configMap lays out a folder as Kubernetes mounts a ConfigMap:
+// mcpwasm.toml -> ..data/mcpwasm.toml, ..data -> ..v1, and a second
+// version in ..v2 (swapData). It returns the ..data link and the config.
+func configMap(t *testing.T) (data, cfg string) {
+	t.Helper()
 	dir := t.TempDir()
 	for _, v := range []string{"..v1", "..v2"} {
 		if err := os.Mkdir(filepath.Join(dir, v), 0o755); err != nil {
@@ -126,25 +119,25 @@ func TestWatchKeepsTargetsAcrossReload(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	data := filepath.Join(dir, "..data")
+	data, cfg = filepath.Join(dir, "..data"), filepath.Join(dir, "mcpwasm.toml")
 	if err := os.Symlink("..v1", data); err != nil {
 		t.Fatal(err)
 	}
-	cfg := filepath.Join(dir, "mcpwasm.toml")
 	if err := os.Symlink("..data/mcpwasm.toml", cfg); err != nil {
 		t.Fatal(err)
 	}
-	r := &reloader{cfgPath: cfg, cfg: &config.Config{}}
-	before := r.refollow(nil, interests{})
-	tmp := filepath.Join(dir, "..data_tmp")
-	if err := os.Symlink("..v2", tmp); err != nil {
+	return data, cfg
+}
+
+// swapData points the ..data link at version v as Kubernetes does: a new
+// link renamed over the old.
+func swapData(t *testing.T, data, v string) {
+	t.Helper()
+	tmp := data + "_tmp"
+	if err := os.Symlink(v, tmp); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Rename(tmp, data); err != nil {
 		t.Fatal(err)
-	}
-	after := r.refollow(nil, before) // the reload's end, the swap's event still queued
-	if got := after.relinked(data); !slices.Equal(got, []string{cfg}) {
-		t.Fatalf("the swap's event after the reload: relinked = %v, want [%s]", got, cfg)
 	}
 }
